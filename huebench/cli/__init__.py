@@ -1,0 +1,57 @@
+"""The ``huebench`` command: a thin layer over the Python API.
+
+Subcommand groups: ``color`` (colour core), ``list``, ``run``, ``report``, and one per
+benchmark (``rainbow``, ``coda``, ``colorswap``, ``gencolor``). Each group lives in its own
+module; this one assembles them.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from huebench import __version__
+from huebench.cli.color import app as color_app
+from huebench.cli.listing import app as list_app
+
+app = typer.Typer(
+    name="huebench",
+    help="Measure how well language, vision-language and text-to-image models understand colour.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"huebench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Measure how well language, vision-language and text-to-image models understand colour."""
+
+
+app.add_typer(color_app, name="color", help="Colour core: parse, convert, name and compare colours.")
+app.add_typer(list_app, name="list", help="List benchmarks, models and colour systems.")
+
+# Groups the benchmark and harness issues fill; registered now so `huebench --help` shows the shape.
+for _name, _help in (
+    ("run", "Run a benchmark against a model (harness)."),
+    ("report", "Build HTML reports from run folders."),
+    ("rainbow", "Rainbow: colour-naming probes over captions."),
+    ("coda", "CoDa: object colour distributions and reporting bias."),
+    ("colorswap", "ColorSwap: Winoground-style colour swaps."),
+    ("gencolor", "GenColorBench: colour prompts and perceptual scoring for text-to-image models."),
+):
+    app.add_typer(typer.Typer(no_args_is_help=True, help=_help), name=_name, help=_help)
+
+
+def main() -> None:
+    """Console entry point: user errors print a one-line message and exit with status 2."""
+    from huebench.cli._errors import run_app
+
+    run_app(app)

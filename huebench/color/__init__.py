@@ -1,0 +1,59 @@
+"""huebench's colour-science core: parsing, conversions, differences, dominant colour, systems.
+
+Public API (stable names used across huebench and by external checks)::
+
+    parse(spec)                       -> Color
+    srgb_to_lab(rgb), lab_to_srgb(lab)
+    delta_e(lab1, lab2, method="ciede2000" | "cie76")
+    delta_chroma(lab1, lab2), delta_hue(lab1, lab2)
+    dominant_color(lab_pixels)        -> DominantColor
+    load_system(name)                 -> ColorSystem  ("basic", "iscc-nbs-l1/l2/l3", "css3")
+    relation(a, b)                    -> "adjacent" | "complementary" | "other"
+"""
+
+from huebench.color.conversions import (
+    lab_to_lch,
+    lab_to_srgb,
+    lab_to_xyz,
+    lch_to_lab,
+    linear_rgb_to_xyz,
+    linear_to_srgb,
+    srgb_to_lab,
+    srgb_to_linear,
+    xyz_to_lab,
+    xyz_to_linear_rgb,
+)
+from huebench.color.difference import HUE_CHROMA_THRESHOLD, delta_chroma, delta_e, delta_hue
+from huebench.color.dominant import DominantColor, dominant_color
+from huebench.color.parsing import Color, ColorLike, parse
+from huebench.color.systems import SYSTEM_NAMES, ColorSystem, NamedColor, load_system, normalize_name
+from huebench.color.wheel import basic_terms, relation
+
+__all__ = [
+    "HUE_CHROMA_THRESHOLD",
+    "SYSTEM_NAMES",
+    "Color",
+    "ColorLike",
+    "ColorSystem",
+    "DominantColor",
+    "NamedColor",
+    "basic_terms",
+    "delta_chroma",
+    "delta_e",
+    "delta_hue",
+    "dominant_color",
+    "lab_to_lch",
+    "lab_to_srgb",
+    "lab_to_xyz",
+    "lch_to_lab",
+    "linear_rgb_to_xyz",
+    "linear_to_srgb",
+    "load_system",
+    "normalize_name",
+    "parse",
+    "relation",
+    "srgb_to_lab",
+    "srgb_to_linear",
+    "xyz_to_lab",
+    "xyz_to_linear_rgb",
+]

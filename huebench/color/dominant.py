@@ -1,0 +1,113 @@
+"""Dominant colour of a set of pixels (GenColorBench 004 §3.4, after Witzel & Dewis 2022).
+
+An object's pixels spread along its hue direction (shading changes lightness and
+chroma, not hue), so the representative colour is found along the first principal
+component of the (a*, b*) chromaticities:
+
+1. flatten to N×3 CIELAB, drop non-finite pixels;
+2. **outliers** (specular highlights, leaked background, dark crevices): pixels whose
+   a*b* distance from the component-wise median exceeds ``median + outlier_mad × 1.4826·MAD``
+   of those distances are dropped; a floor of ``min_outlier_radius`` ΔE keeps a uniform
+   patch (MAD ≈ 0) from losing pixels to noise. At most ``max_outlier_fraction`` of the
+   pixels may be dropped (the farthest ones) so a two-coloured object is not cut in half;
+3. PCA on the kept a*b* (centred covariance): v1 = first eigenvector;
+4. the dominant colour is (mean L*, projection of the mean a*b* on v1) — the mean of
+   the per-pixel projections onto the line through the origin along v1;
+5. **near-achromatic or isotropic sets**: when the a*b* spread is tiny (√λ1 below
+   ``min_spread`` ΔE) or has no preferred direction (λ2/λ1 above ``isotropy_ratio``),
+   v1 is noise and projecting on it would shrink the chroma arbitrarily; the mean a*b*
+   is used as is (method ``"mean"``). A perfectly grey set returns a* = b* = 0.
+
+``method`` in the result tells which branch decided, for per-sample transparency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["DominantColor", "dominant_color"]
+
+
+@dataclass(frozen=True)
+class DominantColor:
+    """Result of :func:`dominant_color`; ``np.asarray(result)`` gives the Lab triple."""
+
+    lab: NDArray[np.float64]
+    n_pixels: int
+    n_used: int
+    method: str  # "pca" or "mean"
+    axis: NDArray[np.float64]  # unit a*b* direction used (v1, or the mean's direction)
+    spread: float  # √λ1: standard deviation of a*b* along v1
+
+    def __array__(self, dtype: object = None, copy: object = None) -> NDArray[np.float64]:
+        return self.lab if dtype is None else self.lab.astype(dtype)  # type: ignore[call-overload]
+
+    @property
+    def n_outliers(self) -> int:
+        return self.n_pixels - self.n_used
+
+
+def dominant_color(
+    lab_pixels: ArrayLike,
+    *,
+    outlier_mad: float = 3.0,
+    min_outlier_radius: float = 10.0,
+    max_outlier_fraction: float = 0.2,
+    min_spread: float = 1.0,
+    isotropy_ratio: float = 0.5,
+) -> DominantColor:
+    """Dominant CIELAB colour of ``lab_pixels`` (any shape ending in 3). See the module doc."""
+    pixels = np.asarray(lab_pixels, dtype=np.float64)
+    if pixels.shape[-1:] != (3,):
+        raise ValueError(f"expected CIELAB pixels with a last axis of length 3, got shape {pixels.shape}")
+    pixels = pixels.reshape(-1, 3)
+    n_pixels = len(pixels)
+    pixels = pixels[np.all(np.isfinite(pixels), axis=1)]
+    if len(pixels) == 0:
+        raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
+
+    ab = pixels[:, 1:]
+    if len(pixels) >= 3:
+        dist = np.hypot(*(ab - np.median(ab, axis=0)).T)
+        med = np.median(dist)
+        radius = max(med + outlier_mad * 1.4826 * np.median(np.abs(dist - med)), min_outlier_radius)
+        keep = dist <= radius
+        max_drop = int(max_outlier_fraction * len(pixels))
+        if (~keep).sum() > max_drop:
+            keep = np.zeros(len(pixels), dtype=bool)
+            keep[np.argsort(dist, kind="stable")[: len(pixels) - max_drop]] = True
+        pixels = pixels[keep]
+        ab = pixels[:, 1:]
+
+    mean_l = float(pixels[:, 0].mean())
+    mean_ab = ab.mean(axis=0)
+    if len(ab) >= 2:
+        cov = np.cov(ab, rowvar=False)
+        evals, evecs = np.linalg.eigh(cov)  # ascending
+        lam2, lam1 = max(float(evals[0]), 0.0), max(float(evals[1]), 0.0)
+        v1 = evecs[:, 1]
+    else:
+        lam1 = lam2 = 0.0
+        v1 = np.array([1.0, 0.0])
+    spread = float(np.sqrt(lam1))
+    if spread >= min_spread and lam2 <= isotropy_ratio * lam1:
+        proj = float(mean_ab @ v1)
+        dominant_ab = proj * v1
+        axis = v1 * (1.0 if proj >= 0 else -1.0)
+        method = "pca"
+    else:
+        dominant_ab = mean_ab
+        norm = float(np.hypot(*mean_ab))
+        axis = mean_ab / norm if norm > 0 else np.array([1.0, 0.0])
+        method = "mean"
+    return DominantColor(
+        lab=np.array([mean_l, dominant_ab[0], dominant_ab[1]]),
+        n_pixels=n_pixels,
+        n_used=len(pixels),
+        method=method,
+        axis=axis,
+        spread=spread,
+    )

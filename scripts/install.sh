@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install huebench on a fresh CPU machine: the torch==2.13.0 CPU wheel first (so no extra
+# ever pulls a multi-GB CUDA build), then the package with the extras named in $1
+# (comma-separated, e.g. "dev" or "lm,vision"). Works offline except for the package registry.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras="${1:-}"
+python -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
+if [ -n "$extras" ]; then
+  python -m pip install --quiet --disable-pip-version-check -e ".[${extras}]"
+else
+  python -m pip install --quiet --disable-pip-version-check -e .
+fi
