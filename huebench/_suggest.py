@@ -23,7 +23,7 @@ def did_you_mean(
 
 
 def suggestion_text(word: str, candidates: Iterable[str], **kwargs: object) -> str:
-    """" Did you mean 'x' or 'y'?" or an empty string when nothing is close."""
+    """ " Did you mean 'x' or 'y'?" or an empty string when nothing is close."""
     matches = did_you_mean(word, candidates, **kwargs)  # type: ignore[arg-type]
     if not matches:
         return ""

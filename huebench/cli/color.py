@@ -73,7 +73,10 @@ def show(
     table.add_row("Lab", ", ".join(f"{v:.2f}" for v in info["lab"]))  # type: ignore[attr-defined]
     table.add_row("LCh", ", ".join(f"{v:.2f}" for v in info["lch"]))  # type: ignore[attr-defined]
     for sys_name, near in info["nearest"].items():  # type: ignore[attr-defined]
-        table.add_row(f"nearest {sys_name}", f"[on {near['hex']}]  [/] {near['name']} {near['hex']} (ΔE00 {near['delta_e00']:.2f})")
+        table.add_row(
+            f"nearest {sys_name}",
+            f"[on {near['hex']}]  [/] {near['name']} {near['hex']} (ΔE00 {near['delta_e00']:.2f})",
+        )
     console.print(table)
 
 

@@ -14,8 +14,12 @@ the rounded pair loses ~1e-4 per round trip, the exact one ~1e-15.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from huebench.color import _kernels
 
 __all__ = [
     "D65_XY",
@@ -26,8 +30,8 @@ __all__ = [
     "lab_to_srgb",
     "lab_to_xyz",
     "lch_to_lab",
-    "linear_to_srgb",
     "linear_rgb_to_xyz",
+    "linear_to_srgb",
     "srgb_to_lab",
     "srgb_to_linear",
     "xyz_to_lab",
@@ -35,6 +39,8 @@ __all__ = [
 ]
 
 D65_XY = (0.3127, 0.3290)
+
+
 def _xy_to_xyz(xy: NDArray[np.float64]) -> NDArray[np.float64]:
     x, y = xy[..., 0], xy[..., 1]
     return np.stack([x / y, np.ones_like(x), (1.0 - x - y) / y], axis=-1)
@@ -85,7 +91,7 @@ def srgb_to_linear(rgb: ArrayLike) -> NDArray[np.floating]:
     """Decode sRGB (float in [0, 1], or integer 0–255) to linear RGB."""
     c = _as_srgb_float(rgb)
     out = np.empty_like(c)
-    low = c <= _SRGB_ENCODED_CUT
+    low = np.abs(c) <= _SRGB_ENCODED_CUT
     np.divide(c, _SRGB_SLOPE, out=out, where=low)
     high = ~low
     # Mirror negative values so out-of-gamut inputs stay finite and invertible.
@@ -149,8 +155,28 @@ def lab_to_xyz(lab: ArrayLike) -> NDArray[np.floating]:
 
 
 def srgb_to_lab(rgb: ArrayLike) -> NDArray[np.floating]:
-    """sRGB (float in [0, 1], or 8-bit integers) to CIELAB (D65, 2°)."""
-    return xyz_to_lab(linear_rgb_to_xyz(srgb_to_linear(rgb)))
+    """sRGB (float in [0, 1], or 8-bit integers) to CIELAB (D65, 2°).
+
+    Large uint8 and float64 inputs take the fused kernel of :mod:`huebench.color._kernels`
+    (same numbers to ~1e-13, ~5× faster on a 4-megapixel image).
+    """
+    arr = np.asarray(rgb)
+    if arr.shape[-1:] == (3,) and _kernels.enabled(arr.size // 3):
+        if arr.dtype == np.uint8:
+            return _kernels.srgb8_to_lab(arr, _srgb8_lut(), _xyz_over_white(), _EPSILON, _KAPPA)
+        if arr.dtype == np.float64:
+            return _kernels.linear_to_lab(srgb_to_linear(arr), _xyz_over_white(), _EPSILON, _KAPPA)
+    return xyz_to_lab(linear_rgb_to_xyz(srgb_to_linear(arr)))
+
+
+@functools.cache
+def _srgb8_lut() -> NDArray[np.float64]:
+    return srgb_to_linear(np.repeat(np.arange(256, dtype=np.float64)[:, None] / 255.0, 3, axis=1))[:, 0].copy()
+
+
+@functools.cache
+def _xyz_over_white() -> NDArray[np.float64]:
+    return RGB_TO_XYZ / D65_XYZ[:, None]
 
 
 def lab_to_srgb(lab: ArrayLike, *, clip: bool = False) -> NDArray[np.floating]:

@@ -13,6 +13,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from huebench.color import _kernels
+
 __all__ = ["DELTA_E_METHODS", "HUE_CHROMA_THRESHOLD", "delta_chroma", "delta_e", "delta_hue"]
 
 DELTA_E_METHODS = ("ciede2000", "cie76")
@@ -59,6 +61,15 @@ def delta_e(
 
 def _ciede2000(lab1: ArrayLike, lab2: ArrayLike, kL: float, kC: float, kH: float) -> NDArray[np.floating]:
     a, b = _lab_pair(lab1, lab2)
+    if a.dtype == np.float64 and _kernels.enabled(int(np.prod(np.broadcast_shapes(a.shape, b.shape)[:-1]))):
+        return _kernels.ciede2000(a, b, kL, kC, kH)
+    return ciede2000_numpy(a, b, kL, kC, kH)
+
+
+def ciede2000_numpy(
+    a: NDArray[np.floating], b: NDArray[np.floating], kL: float, kC: float, kH: float
+) -> NDArray[np.floating]:
+    """The reference NumPy CIEDE2000 (any float dtype); large float64 inputs use the fused kernel."""
     L1, a1, b1 = a[..., 0], a[..., 1], a[..., 2]
     L2, a2, b2 = b[..., 0], b[..., 1], b[..., 2]
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,7 +38,7 @@ class Color:
     @property
     def rgb(self) -> tuple[int, int, int]:
         """8-bit sRGB, rounded and clipped."""
-        r, g, b = (int(round(min(max(c, 0.0), 1.0) * 255.0)) for c in self.srgb)
+        r, g, b = (round(min(max(c, 0.0), 1.0) * 255.0) for c in self.srgb)
         return (r, g, b)
 
     @property
@@ -58,7 +57,7 @@ class Color:
         return f"{self.name} ({self.hex})" if self.name else self.hex
 
 
-ColorLike = Union[str, Color, NamedColor, Sequence[float], NDArray[np.generic]]
+ColorLike = str | Color | NamedColor | Sequence[float] | NDArray[np.generic]
 
 _HEX = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _RGB_FUNC = re.compile(r"rgb\s*\((?P<body>[^)]*)\)", re.IGNORECASE)

@@ -128,7 +128,9 @@ class ColorSystem:
     (147, '#D3D3D3')
     """
 
-    def __init__(self, name: str, title: str, colors: list[tuple[str, tuple[int, int, int]]], extra: list[dict[str, str]]):
+    def __init__(
+        self, name: str, title: str, colors: list[tuple[str, tuple[int, int, int]]], extra: list[dict[str, str]]
+    ):
         self.name = name
         self.title = title
         rgb = np.array([c[1] for c in colors], dtype=np.uint8).reshape(-1, 3)
@@ -195,11 +197,21 @@ class ColorSystem:
         lab = parse(color).lab
         return self._rank(lab, k, method=method)
 
-    def nearest_lab(self, lab: NDArray[np.floating], k: int = 1, *, method: Literal["ciede2000", "cie76"] = "ciede2000") -> list[Neighbour]:
+    def nearest_lab(
+        self, lab: NDArray[np.floating], k: int = 1, *, method: Literal["ciede2000", "cie76"] = "ciede2000"
+    ) -> list[Neighbour]:
         """As :meth:`nearest`, for a CIELAB value."""
         return self._rank(np.asarray(lab, dtype=np.float64), k, method=method)
 
-    def _rank(self, lab: NDArray[np.floating], k: int, *, method: Literal["ciede2000", "cie76"], exclude: frozenset[int] = frozenset(), distinct: bool = False) -> list[Neighbour]:
+    def _rank(
+        self,
+        lab: NDArray[np.floating],
+        k: int,
+        *,
+        method: Literal["ciede2000", "cie76"],
+        exclude: frozenset[int] = frozenset(),
+        distinct: bool = False,
+    ) -> list[Neighbour]:
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
         d = delta_e(self.lab, lab[None, :], method=method)
@@ -227,7 +239,9 @@ class ColorSystem:
         same = frozenset(i for i, c in enumerate(self.colors) if c.rgb == target.rgb)
         return self._rank(target.lab, k, method=method, exclude=same, distinct=True)
 
-    def candidate_set(self, name: str, k: int, *, method: Literal["ciede2000", "cie76"] = "ciede2000") -> list[NamedColor]:
+    def candidate_set(
+        self, name: str, k: int, *, method: Literal["ciede2000", "cie76"] = "ciede2000"
+    ) -> list[NamedColor]:
         """GenColorBench's candidate set: the member itself followed by its ``k`` nearest neighbours."""
         target = self.get(name)
         return [target] + [n.color for n in self.neighbours(name, k, method=method)]

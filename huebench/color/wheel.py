@@ -34,7 +34,15 @@ from huebench._suggest import suggestion_text
 from huebench.color.systems import ColorSystem, load_system, normalize_name
 from huebench.errors import UnknownNameError
 
-__all__ = ["ACHROMATIC_CHROMA", "COMPLEMENTARY_MIN_ANGLE", "Relation", "basic_terms", "derive_relations", "relation", "relations"]
+__all__ = [
+    "ACHROMATIC_CHROMA",
+    "COMPLEMENTARY_MIN_ANGLE",
+    "Relation",
+    "basic_terms",
+    "derive_relations",
+    "relation",
+    "relations",
+]
 
 Relation = Literal["adjacent", "complementary", "other"]
 
@@ -52,7 +60,9 @@ def _hue_gap(h1: float, h2: float) -> float:
 def derive_relations(system: ColorSystem | None = None) -> dict[frozenset[str], Relation]:
     """Apply the module's rule to the basic terms; returns ``{frozenset({a, b}): relation}``."""
     system = system or load_system("basic")
-    on_wheel = {c.name: row.get("on_wheel", "false").lower() == "true" for c, row in zip(system, system.extra, strict=True)}
+    on_wheel = {
+        c.name: row.get("on_wheel", "false").lower() == "true" for c, row in zip(system, system.extra, strict=True)
+    }
     lch = {c.name: c.lch for c in system}
     achromatic = sorted((n for n in lch if lch[n][1] < ACHROMATIC_CHROMA), key=lambda n: -lch[n][0])
     chromatic = [n for n in lch if n not in achromatic]
@@ -83,7 +93,9 @@ def derive_relations(system: ColorSystem | None = None) -> dict[frozenset[str], 
 @functools.cache
 def relations() -> dict[frozenset[str], Relation]:
     """The stored relations of the 11 basic terms (``data/basic_relations.csv``)."""
-    text = resources.files("huebench.color").joinpath("data").joinpath("basic_relations.csv").read_text(encoding="utf-8")
+    text = (
+        resources.files("huebench.color").joinpath("data").joinpath("basic_relations.csv").read_text(encoding="utf-8")
+    )
     out: dict[frozenset[str], Relation] = {}
     for row in csv.DictReader(text.splitlines()):
         out[frozenset((row["color_a"], row["color_b"]))] = row["relation"]  # type: ignore[assignment]
