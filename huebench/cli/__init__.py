@@ -12,6 +12,7 @@ import typer
 from huebench import __version__
 from huebench.cli.color import app as color_app
 from huebench.cli.listing import app as list_app
+from huebench.cli.runs import report_command, rescore_command, run_command
 
 app = typer.Typer(
     name="huebench",
@@ -40,10 +41,12 @@ def _root(
 app.add_typer(color_app, name="color", help="Colour core: parse, convert, name and compare colours.")
 app.add_typer(list_app, name="list", help="List benchmarks, models and colour systems.")
 
-# Groups the benchmark and harness issues fill; registered now so `huebench --help` shows the shape.
+app.command("run", help="Run a benchmark against a model.")(run_command)
+app.command("rescore", help="Recompute results.json from a run's records (no model).")(rescore_command)
+app.command("report", help="Build an HTML report from one or more run folders.")(report_command)
+
+# Benchmark groups the benchmark issues fill; registered now so `huebench --help` shows the shape.
 for _name, _help in (
-    ("run", "Run a benchmark against a model (harness)."),
-    ("report", "Build HTML reports from run folders."),
     ("rainbow", "Rainbow: colour-naming probes over captions."),
     ("coda", "CoDa: object colour distributions and reporting bias."),
     ("colorswap", "ColorSwap: Winoground-style colour swaps."),

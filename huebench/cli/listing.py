@@ -24,3 +24,45 @@ def systems(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
     for r in rows:
         table.add_row(str(r["name"]), str(r["size"]), str(r["title"]))
     Console().print(table)
+
+
+@app.command("benchmarks")
+def benchmarks(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List the benchmarks and the capabilities they can use."""
+    from huebench.benchmarks.base import get_benchmark, list_benchmarks
+
+    rows = []
+    for name in list_benchmarks():
+        cls = get_benchmark(name)
+        rows.append({"name": name, "description": cls.description, "capabilities": [c.value for c in cls.capabilities]})
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table("benchmark", "capabilities (any of)", "description")
+    for r in rows:
+        table.add_row(r["name"], ", ".join(r["capabilities"]), r["description"])
+    Console().print(table)
+
+
+@app.command("models")
+def models(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: alias, source, capabilities, …"),
+    capability: str | None = typer.Option(None, "--capability", help="Only models with this capability."),
+) -> None:
+    """List the model aliases: the models the four papers evaluated, and how to load them."""
+    from huebench.models.registry import entries
+
+    rows = [e.as_dict() for e in entries() if capability is None or capability in [c.value for c in e.capabilities]]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table("alias", "source", "capabilities", "paper", "notes")
+    for r in rows:
+        table.add_row(
+            r["alias"],
+            r["source"],
+            ", ".join(r["capabilities"]),
+            r["paper"],
+            ("plugin needed; " if r["plugin_only"] else "") + r["notes"][:60],
+        )
+    Console().print(table)

@@ -1,0 +1,173 @@
+"""``colornames``: a small built-in benchmark — name the colour of a plain patch.
+
+Not one of the four papers: a sanity check that runs offline with any image-text-score, ITM or
+VLM model (and the harness's own smoke test). Each sample is a 64×64 patch of one of the 11
+basic colours (its ISCC-NBS prototype, at ``variants`` lightness/chroma variations, with mild
+pixel noise); the model picks one of the 11 names:
+
+- image-text score: argmax over "a photo of a {colour} square." for the 11 colours;
+- ITM: argmax of the match probability of the same 11 captions;
+- VLM: argmax of the yes-probability of "Is the square in this image {colour}? Answer yes or no."
+
+Metrics: accuracy with a seeded bootstrap interval, per-colour accuracy, 11×11 confusion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from huebench.benchmarks.base import Benchmark, Sample
+from huebench.color import basic_terms, lab_to_lch, lab_to_srgb, lch_to_lab, load_system
+from huebench.models.base import Capability, Model, VLMQuery
+from huebench.stats import bootstrap_ci
+
+CAPTION = "a photo of a {color} square."
+QUESTION = "Is the square in this image {color}? Answer yes or no."
+
+
+def patch_image(rgb: Sequence[int], seed: int, size: int = 64) -> Image.Image:
+    rng = np.random.default_rng(seed)
+    px = np.clip(np.asarray(rgb, dtype=np.float64) + rng.normal(0.0, 3.0, (size, size, 3)), 0, 255)
+    return Image.fromarray(px.round().astype(np.uint8))
+
+
+class ColorNames(Benchmark):
+    name = "colornames"
+    description = "Name the colour of a plain patch (11 basic terms); built-in sanity benchmark"
+    capabilities = (Capability.IMAGE_TEXT_SCORE, Capability.ITM, Capability.VLM)
+
+    def __init__(self, seed: int = 0, variants: int = 3, **options: Any):
+        super().__init__(seed=seed, variants=variants, **options)
+        self.seed = seed
+        self.variants = int(variants)
+
+    def samples(self) -> list[Sample]:
+        out = []
+        basic = load_system("basic")
+        for term in basic_terms():
+            lch = basic.get(term).lch
+            for v in range(self.variants):
+                # lightness steps of ±8 around the prototype, chroma kept (achromatic stays achromatic)
+                shifted = lch + np.array([8.0 * (v - (self.variants - 1) / 2), 0.0, 0.0])
+                rgb = np.round(lab_to_srgb(lch_to_lab(shifted), clip=True) * 255).astype(int).tolist()
+                out.append(
+                    Sample(
+                        id=f"{term}-{v}", inputs={"color": term, "rgb": rgb, "image_seed": self.seed * 1000 + len(out)}
+                    )
+                )
+        return out
+
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+        terms = basic_terms()
+        cap = self.check_model(model)
+        images = [patch_image(s.inputs["rgb"], s.inputs["image_seed"]) for s in samples]
+        if cap is Capability.IMAGE_TEXT_SCORE:
+            captions = [CAPTION.format(color=t) for t in terms]
+            reqs = [{"image": np.asarray(im), "texts": captions} for im in images]
+            outs = ctx.call(
+                "image-text-score",
+                reqs,
+                lambda rs: [row for row in model.score([Image.fromarray(r["image"]) for r in rs], captions)],
+            )
+        elif cap is Capability.ITM:
+            pairs = [(i, t) for i in range(len(images)) for t in terms]
+            reqs = [{"image": np.asarray(images[i]), "text": CAPTION.format(color=t)} for i, t in pairs]
+            flat = ctx.call(
+                "itm",
+                reqs,
+                lambda rs: model.match_probability([Image.fromarray(r["image"]) for r in rs], [r["text"] for r in rs]),
+            )
+            outs = [
+                {
+                    "output": [flat[i * len(terms) + j]["output"] for j in range(len(terms))],
+                    "batch_size": flat[i * len(terms)]["batch_size"],
+                }
+                for i in range(len(images))
+            ]
+        else:
+            reqs = [
+                {"image": np.asarray(images[i]), "question": QUESTION.format(color=t)}
+                for i in range(len(images))
+                for t in terms
+            ]
+            flat = ctx.call(
+                "vlm-yes",
+                reqs,
+                lambda rs: model.yes_probability([VLMQuery((Image.fromarray(r["image"]), r["question"])) for r in rs]),
+            )
+            outs = [
+                {
+                    "output": [flat[i * len(terms) + j]["output"] for j in range(len(terms))],
+                    "batch_size": flat[i * len(terms)]["batch_size"],
+                }
+                for i in range(len(images))
+            ]
+        for s, o in zip(samples, outs, strict=True):
+            scores = [float(x) for x in o["output"]]
+            pred = terms[int(np.argmax(scores))]
+            yield {
+                "id": s.id,
+                "status": "ok",
+                "color": s.inputs["color"],
+                "rgb": s.inputs["rgb"],
+                "scores": scores,
+                "prediction": pred,
+                "correct": pred == s.inputs["color"],
+                "reason": f"highest score for {pred!r} ({max(scores):.4g}); target {s.inputs['color']!r} scored {scores[terms.index(s.inputs['color'])]:.4g}",
+                "batch_size": o["batch_size"],
+            }
+
+    def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        terms = basic_terms()
+        correct = [1.0 if r["correct"] else 0.0 for r in records]
+        per_color = {
+            t: bootstrap_ci([1.0 if r["correct"] else 0.0 for r in records if r["color"] == t], seed=self.seed)
+            for t in terms
+        }
+        confusion = [
+            [sum(1 for r in records if r["color"] == a and r["prediction"] == b) for b in terms] for a in terms
+        ]
+        return {
+            "accuracy": bootstrap_ci(correct, seed=self.seed),
+            "chance": 1.0 / len(terms),
+            "per_color": per_color,
+            "confusion": {"labels": terms, "matrix": confusion},
+        }
+
+    def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
+        from huebench.report.html import Section, bar_chart_svg, heatmap_svg
+
+        m = results["metrics"]
+        acc = m["accuracy"]
+        rows = [
+            ["accuracy", f"{acc['value']:.3f}", f"[{acc['low']:.3f}, {acc['high']:.3f}]", str(acc["n"])],
+            ["chance", f"{m['chance']:.3f}", "", ""],
+        ]
+        terms = m["confusion"]["labels"]
+        pc = m["per_color"]
+        swatches = {t: load_system("basic").get(t).hex for t in terms}
+        return [
+            Section("Accuracy", table={"columns": ["metric", "value", "95% CI", "n"], "rows": rows}),
+            Section(
+                "Per-colour accuracy",
+                svg=bar_chart_svg(
+                    terms,
+                    [pc[t]["value"] for t in terms],
+                    [pc[t]["low"] for t in terms],
+                    [pc[t]["high"] for t in terms],
+                    colors=[swatches[t] for t in terms],
+                    ylabel="accuracy",
+                ),
+            ),
+            Section(
+                "Confusion (rows: true colour, columns: predicted)",
+                svg=heatmap_svg(m["confusion"]["matrix"], terms, terms),
+            ),
+        ]
+
+
+__all__ = ["ColorNames", "lab_to_lch"]

@@ -1,0 +1,1 @@
+"""HTML reports: per run and across runs (tables, heatmaps, bar charts with intervals)."""

@@ -1,0 +1,180 @@
+"""HTML reports rendered with Jinja2 (autoescaping on): one per run, and one across runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from huebench.io import atomic_write_text
+from huebench.report.svg import bar_chart_svg, heatmap_svg, swatches_svg
+
+__all__ = [
+    "Section",
+    "bar_chart_svg",
+    "heatmap_svg",
+    "render_report",
+    "swatches_svg",
+    "write_multi_report",
+    "write_run_report",
+]
+
+
+@dataclass
+class Section:
+    """A report block: a title, optionally a table (columns + rows of cells) and/or an SVG figure.
+
+    Table cells are data and are escaped by the template. ``svg`` must come from
+    :mod:`huebench.report.svg`, which escapes the data it embeds.
+    """
+
+    title: str
+    table: dict[str, Any] | None = None
+    svg: str | None = None
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_TEMPLATE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{ title }}</title>
+<style>
+ body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1200px; }
+ h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+ table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
+ th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+ th { background: #f3f3f3; }
+ .meta td:first-child { font-weight: bold; }
+ .note { color: #555; font-size: .9em; }
+ figure { margin: .5em 0; }
+ pre { background: #f7f7f7; padding: .5em; overflow-x: auto; font-size: .8em; }
+</style>
+</head>
+<body>
+<h1>{{ title }}</h1>
+{% if meta %}<table class="meta">{% for k, v in meta %}<tr><td>{{ k }}</td><td>{{ v }}</td></tr>{% endfor %}</table>{% endif %}
+{% for s in sections %}
+<section>
+<h2>{{ s.title }}</h2>
+{% if s.note %}<p class="note">{{ s.note }}</p>{% endif %}
+{% if s.table %}
+<table class="results">
+<thead><tr>{% for c in s.table.columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>
+<tbody>{% for row in s.table.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>{% endfor %}</tbody>
+</table>
+{% endif %}
+{% if s.svg %}<figure>{{ s.svg | safe }}</figure>{% endif %}
+</section>
+{% endfor %}
+{% if samples %}
+<section>
+<h2>Sample records (first {{ samples | length }})</h2>
+<table class="records"><thead><tr><th>id</th><th>status</th><th>decision</th><th>reason</th></tr></thead>
+<tbody>{% for r in samples %}<tr><td>{{ r.id }}</td><td>{{ r.status }}</td><td>{{ r.decision }}</td><td>{{ r.reason }}</td></tr>{% endfor %}</tbody></table>
+</section>
+{% endif %}
+</body>
+</html>
+"""
+
+
+def render_report(
+    title: str, meta: Sequence[tuple[str, Any]], sections: Sequence[Section], samples: Sequence[dict[str, Any]] = ()
+) -> str:
+    import jinja2
+
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    return env.from_string(_TEMPLATE).render(
+        title=title, meta=list(meta), sections=list(sections), samples=list(samples)
+    )
+
+
+def _sample_rows(records: Sequence[dict[str, Any]], n: int = 50) -> list[dict[str, Any]]:
+    rows = []
+    for r in records[:n]:
+        decision = r.get("prediction", r.get("decision", ""))
+        rows.append(
+            {
+                "id": r.get("id"),
+                "status": r.get("status"),
+                "decision": decision if not isinstance(decision, (dict, list)) else json.dumps(decision),
+                "reason": r.get("reason", ""),
+            }
+        )
+    return rows
+
+
+def write_run_report(
+    run_dir: Path, bench: Any, config: dict[str, Any], results: dict[str, Any], records: Sequence[dict[str, Any]]
+) -> Path:
+    meta = [
+        ("benchmark", config["benchmark"]),
+        ("model", config["model"]["spec"]),
+        ("capability", config.get("capability", "")),
+        ("fingerprint", config["model"]["fingerprint"]),
+        ("samples", f"{results['n']} scored, {results['n_failed']} failed"),
+        ("seed", config["seed"]),
+        ("huebench", config["versions"].get("huebench", "")),
+    ]
+    sections = list(bench.report_sections(results, [r for r in records if r.get("status") == "ok"]))
+    failed = [r for r in records if r.get("status") != "ok"]
+    if failed:
+        sections.append(
+            Section(
+                "Failed samples",
+                table={"columns": ["id", "reason"], "rows": [[r["id"], r.get("reason", "")] for r in failed[:200]]},
+                note="retried on --resume",
+            )
+        )
+    html = render_report(f"{config['benchmark']} — {config['model']['spec']}", meta, sections, _sample_rows(records))
+    path = run_dir / "report.html"
+    atomic_write_text(path, html)
+    return path
+
+
+def _flatten_scalars(metrics: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"accuracy": {"value": .8, "low": .., "high": ..}}`` → ``{"accuracy": (.8, .., ..)}`` (scalars and CIs only)."""
+    out: dict[str, Any] = {}
+    for k, v in metrics.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and "value" in v and "low" in v:
+            out[key] = (v["value"], v["low"], v["high"])
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[key] = (v, None, None)
+    return out
+
+
+def write_multi_report(run_dirs: Sequence[Path], out: Path) -> Path:
+    """One page comparing runs: a table of every scalar metric and a bar chart per metric."""
+    runs = []
+    for d in run_dirs:
+        d = Path(d)
+        res = json.loads((d / "results.json").read_text(encoding="utf-8"))
+        runs.append((d, res, _flatten_scalars(res.get("metrics", {}))))
+    names = sorted({k for _, _, flat in runs for k in flat})
+    rows = []
+    for d, res, flat in runs:
+        cells = [res["benchmark"], res["model"], str(d)]
+        for k in names:
+            v = flat.get(k)
+            cells.append(
+                "" if v is None else (f"{v[0]:.3f}" + (f" [{v[1]:.3f}, {v[2]:.3f}]" if v[1] is not None else ""))
+            )
+        rows.append(cells)
+    sections = [Section("All runs", table={"columns": ["benchmark", "model", "run", *names], "rows": rows})]
+    for k in names:
+        vals = [(res["model"], flat[k]) for _, res, flat in runs if k in flat]
+        if not vals:
+            continue
+        lows = [v[1] if v[1] is not None else float("nan") for _, v in vals]
+        highs = [v[2] if v[2] is not None else float("nan") for _, v in vals]
+        sections.append(
+            Section(k, svg=bar_chart_svg([m for m, _ in vals], [v[0] for _, v in vals], lows, highs, ylabel=k))
+        )
+    html = render_report("huebench — runs compared", [("runs", len(runs))], sections)
+    atomic_write_text(out, html)
+    return out

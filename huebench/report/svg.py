@@ -1,0 +1,148 @@
+"""Small dependency-free SVG charts. Every text that comes from data is XML-escaped here."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from xml.sax.saxutils import escape as _xml_escape
+
+__all__ = ["bar_chart_svg", "esc", "heatmap_svg", "swatches_svg"]
+
+
+def esc(text: object) -> str:
+    return _xml_escape(str(text), {'"': "&quot;", "'": "&#x27;"})
+
+
+def _lerp_color(t: float) -> str:
+    """White → deep blue ramp for heatmaps (t in [0, 1]); NaN is grey."""
+    if t != t:  # NaN
+        return "#dddddd"
+    t = min(max(t, 0.0), 1.0)
+    r = round(255 + (33 - 255) * t)
+    g = round(255 + (102 - 255) * t)
+    b = round(255 + (172 - 255) * t)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def heatmap_svg(
+    matrix: Sequence[Sequence[float | None]],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    fmt: str = "{:.2g}",
+    cell: int = 36,
+    title: str = "",
+) -> str:
+    """A labelled heatmap; ``None``/NaN cells are grey and empty."""
+    vals = [float("nan") if v is None else float(v) for row in matrix for v in row]
+    finite = [v for v in vals if math.isfinite(v)]
+    lo = vmin if vmin is not None else (min(finite) if finite else 0.0)
+    hi = vmax if vmax is not None else (max(finite) if finite else 1.0)
+    span = (hi - lo) or 1.0
+    left, top = 90, 90 if title else 70
+    w = left + cell * len(col_labels) + 10
+    h = top + cell * len(row_labels) + 10
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="{w}" height="{h}" role="img" aria-label="{esc(title or "heatmap")}">'
+    ]
+    if title:
+        parts.append(f'<text x="{left}" y="16" font-size="13" font-weight="bold">{esc(title)}</text>')
+    for j, lab in enumerate(col_labels):
+        x = left + j * cell + cell / 2
+        parts.append(
+            f'<text x="{x}" y="{top - 6}" font-size="11" transform="rotate(-45 {x} {top - 6})">{esc(lab)}</text>'
+        )
+    for i, lab in enumerate(row_labels):
+        parts.append(
+            f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4}" font-size="11" text-anchor="end">{esc(lab)}</text>'
+        )
+        for j in range(len(col_labels)):
+            v = matrix[i][j]
+            fv = float("nan") if v is None else float(v)
+            t = (fv - lo) / span if math.isfinite(fv) else float("nan")
+            fill = _lerp_color(t)
+            parts.append(
+                f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell}" height="{cell}" fill="{fill}" stroke="#fff"><title>{esc(lab)} → {esc(col_labels[j])}: {esc("n/a" if not math.isfinite(fv) else fmt.format(fv))}</title></rect>'
+            )
+            if math.isfinite(fv):
+                ink = "#fff" if t > 0.6 else "#222"
+                parts.append(
+                    f'<text x="{left + j * cell + cell / 2}" y="{top + i * cell + cell / 2 + 4}" font-size="10" text-anchor="middle" fill="{ink}">{esc(fmt.format(fv))}</text>'
+                )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def bar_chart_svg(
+    labels: Sequence[str],
+    values: Sequence[float],
+    lows: Sequence[float] | None = None,
+    highs: Sequence[float] | None = None,
+    *,
+    colors: Sequence[str] | None = None,
+    ylabel: str = "",
+    ymax: float | None = None,
+    reference: float | None = None,
+    bar: int = 34,
+    height: int = 200,
+) -> str:
+    """Vertical bars with optional confidence-interval whiskers and a dashed reference line (chance)."""
+    top_val = ymax if ymax is not None else max([*(highs or []), *values, reference or 0.0, 1e-9])
+    left, top, bottom = 50, 10, 70
+    w = left + bar * len(labels) * 1.4 + 10
+    h = top + height + bottom
+
+    def y(v: float) -> float:
+        return top + height - height * (max(v, 0.0) / top_val)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="barchart" width="{w:.0f}" height="{h}" role="img" aria-label="{esc(ylabel or "bar chart")}">'
+    ]
+    parts.append(
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + height}" stroke="#444"/><line x1="{left}" y1="{top + height}" x2="{w}" y2="{top + height}" stroke="#444"/>'
+    )
+    for k in range(5):
+        v = top_val * k / 4
+        parts.append(f'<text x="{left - 4}" y="{y(v) + 4}" font-size="10" text-anchor="end">{v:.2g}</text>')
+    if ylabel:
+        parts.append(
+            f'<text x="12" y="{top + height / 2}" font-size="11" transform="rotate(-90 12 {top + height / 2})" text-anchor="middle">{esc(ylabel)}</text>'
+        )
+    for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
+        x = left + 8 + i * bar * 1.4
+        fill = esc(colors[i]) if colors else "#2166ac"
+        fv = float(v) if v is not None and math.isfinite(float(v)) else 0.0
+        parts.append(
+            f'<rect x="{x:.1f}" y="{y(fv):.1f}" width="{bar}" height="{top + height - y(fv):.1f}" fill="{fill}" stroke="#333"><title>{esc(lab)}: {fv:.3f}</title></rect>'
+        )
+        if lows is not None and highs is not None and math.isfinite(float(lows[i])) and math.isfinite(float(highs[i])):
+            cx = x + bar / 2
+            parts.append(
+                f'<line class="ci" x1="{cx:.1f}" y1="{y(lows[i]):.1f}" x2="{cx:.1f}" y2="{y(highs[i]):.1f}" stroke="#000" stroke-width="1.5"/>'
+            )
+            for yy in (y(lows[i]), y(highs[i])):
+                parts.append(f'<line x1="{cx - 5:.1f}" y1="{yy:.1f}" x2="{cx + 5:.1f}" y2="{yy:.1f}" stroke="#000"/>')
+        lx = x + bar / 2
+        parts.append(
+            f'<text x="{lx:.1f}" y="{top + height + 14}" font-size="10" transform="rotate(35 {lx:.1f} {top + height + 14})">{esc(lab)}</text>'
+        )
+    if reference is not None:
+        parts.append(
+            f'<line x1="{left}" y1="{y(reference):.1f}" x2="{w}" y2="{y(reference):.1f}" stroke="#b2182b" stroke-dasharray="4 3"><title>chance {reference:.3f}</title></line>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def swatches_svg(colors: Sequence[tuple[str, str]], *, size: int = 40) -> str:
+    """A row of labelled colour swatches: ``[(label, "#rrggbb"), …]``."""
+    w = (size + 60) * len(colors)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="swatches" width="{w}" height="{size + 20}">']
+    for i, (label, hexcode) in enumerate(colors):
+        x = i * (size + 60)
+        parts.append(f'<rect x="{x}" y="0" width="{size}" height="{size}" fill="{esc(hexcode)}" stroke="#333"/>')
+        parts.append(f'<text x="{x}" y="{size + 14}" font-size="10">{esc(label)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,1 @@
+"""Helpers for tests, benchmarks and users: tiny randomly-initialised models built offline."""

