@@ -16,7 +16,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 
-class Capability(str, Enum):
+class Capability(StrEnum):
     """What a model can do, in the terms benchmarks ask for."""
 
     MASKED_LM = "masked-lm"  # candidate distribution at a mask; pseudo-log-likelihood
@@ -49,9 +49,6 @@ class Capability(str, Enum):
     DETECTION = "detection"  # open-vocabulary boxes for text labels
     SEGMENTATION = "segmentation"  # masks for boxes
     TEXT_FEATURES = "text-features"  # frozen features for probing
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class CapabilityError(HuebenchError, TypeError):

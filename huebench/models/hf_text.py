@@ -251,8 +251,8 @@ class HFCausalLM(_TokenizerMixin, HFModel):
         rows = []
         for s in sentences:
             ids, _ = self._ids(s)
-            first = 1 if self._start is not None else 1  # without a start symbol the first token cannot be scored
-            rows.append((ids, list(range(first, len(ids)))))
+            # position 0 is the start symbol (or, for a tokenizer without one, the unscorable first token)
+            rows.append((ids, list(range(1, len(ids)))))
         return self._logprob_rows(rows)
 
     def completion_logprobs(self, contexts: Sequence[str], completions: Sequence[str]) -> list[tuple[float, int]]:

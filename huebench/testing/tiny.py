@@ -174,56 +174,56 @@ _TXT = {k: v for k, v in _TEXT.items() if k != "max_position_embeddings"}
 
 
 def _clip(out: Path, seed: int) -> None:
-    import transformers as T
+    import transformers as tf
 
     tok = _clip_tokenizer(out)
     _seed(seed)
-    cfg = T.CLIPConfig(
+    cfg = tf.CLIPConfig(
         text_config={"vocab_size": len(tok), "max_position_embeddings": 77, **_TXT},
         vision_config=_vision(),
         projection_dim=16,
     )
-    T.CLIPModel(cfg).save_pretrained(out)
-    ip = T.CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
-    T.CLIPProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
+    tf.CLIPModel(cfg).save_pretrained(out)
+    ip = tf.CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    tf.CLIPProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
 
 
 def _siglip(out: Path, seed: int) -> None:
-    import transformers as T
+    import transformers as tf
 
     tok = _bytebpe("GPT2Tokenizer", pad_token="<|endoftext|>")
     _seed(seed)
-    cfg = T.SiglipConfig(
+    cfg = tf.SiglipConfig(
         text_config={"vocab_size": len(tok), "max_position_embeddings": 64, **_TXT}, vision_config=_vision()
     )
-    T.SiglipModel(cfg).save_pretrained(out)
-    ip = T.SiglipImageProcessorPil(size={"height": 32, "width": 32})
-    T.SiglipProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
+    tf.SiglipModel(cfg).save_pretrained(out)
+    ip = tf.SiglipImageProcessorPil(size={"height": 32, "width": 32})
+    tf.SiglipProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
 
 
 def _blip(out: Path, seed: int) -> None:
-    import transformers as T
+    import transformers as tf
 
     tok = _wordpiece(out)
     _seed(seed)
-    cfg = T.BlipConfig(
+    cfg = tf.BlipConfig(
         text_config={"vocab_size": len(tok), "encoder_hidden_size": 32, **_TXT},
         vision_config=_vision(),
         projection_dim=16,
         image_text_hidden_size=32,
     )
-    T.BlipForImageTextRetrieval(cfg).save_pretrained(out)
-    T.BlipProcessor(
-        image_processor=T.BlipImageProcessorPil(size={"height": 32, "width": 32}), tokenizer=tok
+    tf.BlipForImageTextRetrieval(cfg).save_pretrained(out)
+    tf.BlipProcessor(
+        image_processor=tf.BlipImageProcessorPil(size={"height": 32, "width": 32}), tokenizer=tok
     ).save_pretrained(out)
 
 
 def _flava(out: Path, seed: int) -> None:
-    import transformers as T
+    import transformers as tf
 
     tok = _wordpiece(out)
     _seed(seed)
-    cfg = T.FlavaConfig(
+    cfg = tf.FlavaConfig(
         text_config={"vocab_size": len(tok), "max_position_embeddings": 64, **_TXT},
         image_config=_vision(),
         multimodal_config={
@@ -237,18 +237,18 @@ def _flava(out: Path, seed: int) -> None:
         hidden_size=32,
         projection_dim=16,
     )
-    T.FlavaForPreTraining(cfg).save_pretrained(out)
-    ip = T.FlavaImageProcessorPil(size={"height": 32, "width": 32}, crop_size={"height": 32, "width": 32})
-    T.FlavaProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
+    tf.FlavaForPreTraining(cfg).save_pretrained(out)
+    ip = tf.FlavaImageProcessorPil(size={"height": 32, "width": 32}, crop_size={"height": 32, "width": 32})
+    tf.FlavaProcessor(image_processor=ip, tokenizer=tok).save_pretrained(out)
 
 
 def _llava(out: Path, seed: int) -> None:
-    import transformers as T
+    import transformers as tf
 
     tok = _bytebpe("GPT2Tokenizer")
     tok.add_special_tokens({"pad_token": "<pad>", "additional_special_tokens": ["<image>"]})
     _seed(seed)
-    cfg = T.LlavaConfig(
+    cfg = tf.LlavaConfig(
         vision_config={"model_type": "clip_vision_model", **_vision()},
         text_config={
             "model_type": "llama",
@@ -261,9 +261,9 @@ def _llava(out: Path, seed: int) -> None:
         vision_feature_layer=-1,
         vision_feature_select_strategy="default",
     )
-    T.LlavaForConditionalGeneration(cfg).save_pretrained(out)
-    ip = T.CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
-    T.LlavaProcessor(
+    tf.LlavaForConditionalGeneration(cfg).save_pretrained(out)
+    ip = tf.CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    tf.LlavaProcessor(
         image_processor=ip,
         tokenizer=tok,
         patch_size=8,
