@@ -17,11 +17,13 @@ def bootstrap_ci(
     confidence: float = 0.95,
     seed: int = 0,
     statistic: Callable[[np.ndarray], float] = np.mean,
-) -> dict[str, float]:
-    """Percentile bootstrap of ``statistic`` over per-sample ``values``: ``{"value", "low", "high", "n"}``."""
+) -> dict[str, Any]:
+    """Percentile bootstrap of ``statistic`` over per-sample ``values``: ``{"value", "low", "high", "n"}``.
+
+    With no values the three numbers are ``None`` (JSON has no NaN)."""
     x = np.asarray(values, dtype=np.float64)
     if x.size == 0:
-        return {"value": float("nan"), "low": float("nan"), "high": float("nan"), "n": 0}
+        return {"value": None, "low": None, "high": None, "n": 0}
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, x.size, size=(n_resamples, x.size))
     stats = np.array([statistic(x[row]) for row in idx]) if statistic is not np.mean else x[idx].mean(axis=1)
@@ -49,7 +51,7 @@ def paired_bootstrap(
         raise ValueError(f"paired bootstrap needs equal-length columns, got sizes {sorted(sizes)}")
     n = sizes.pop() if sizes else 0
     if n == 0:
-        return {k: {"value": float("nan"), "low": float("nan"), "high": float("nan"), "n": 0} for k in arrays}
+        return {k: {"value": None, "low": None, "high": None, "n": 0} for k in arrays}
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(n_resamples, n))
     alpha = (1 - confidence) / 2

@@ -21,3 +21,32 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"reference data not found at {SHARED_DATA} (set HUEBENCH_SHARED_DATA to run this check)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    """``tiny("bert")`` → folder of a tiny random model of that family, built once per session."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from huebench.testing.tiny import build
+
+    built: dict[str, Path] = {}
+
+    def get(family: str) -> Path:
+        if family not in built:
+            built[family] = build(family, tmp_path_factory.mktemp(f"tiny-{family}"))
+        return built[family]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def load_tiny(tiny):
+    """``load_tiny("clip", batch_size=2)`` → the adapter loaded through the real ``hf:``/``diffusers:`` path."""
+    from huebench.models.registry import load_model
+
+    def get(family: str, **options):
+        prefix = "diffusers" if family == "stable-diffusion" else "hf"
+        return load_model(f"{prefix}:{tiny(family)}", **options)
+
+    return get

@@ -106,6 +106,12 @@ class BatchStats:
     oom_backoffs: int = 0
     forward_calls: int = 0
 
+    effective_batch_size: int = 0  # the batch-size limit in force at the end (after any back-off)
+
+    def __post_init__(self) -> None:
+        if not self.effective_batch_size:
+            self.effective_batch_size = self.requested_batch_size
+
     @property
     def final_batch_size(self) -> int:
         return self.batch_sizes_used[-1] if self.batch_sizes_used else self.requested_batch_size
@@ -149,6 +155,7 @@ def run_batched(
                 raise
             bs = max(1, bs // 2)
             stats.oom_backoffs += 1
+            stats.effective_batch_size = bs
             log.warning("out of memory at batch size %d; retrying with %d", len(batch), bs)
             _free_accelerator_memory()
             continue

@@ -89,7 +89,14 @@ def bar_chart_svg(
     height: int = 200,
 ) -> str:
     """Vertical bars with optional confidence-interval whiskers and a dashed reference line (chance)."""
-    top_val = ymax if ymax is not None else max([*(highs or []), *values, reference or 0.0, 1e-9])
+    def num(v: float | None) -> float:
+        return float(v) if v is not None and math.isfinite(float(v)) else float("nan")
+
+    values = [num(v) for v in values]
+    lows = [num(v) for v in lows] if lows is not None else None
+    highs = [num(v) for v in highs] if highs is not None else None
+    finite = [v for v in [*(highs or []), *values, reference or 0.0] if math.isfinite(v)]
+    top_val = ymax if ymax is not None else max([*finite, 1e-9])
     left, top, bottom = 50, 10, 70
     w = left + bar * len(labels) * 1.4 + 10
     h = top + height + bottom
@@ -113,11 +120,11 @@ def bar_chart_svg(
     for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
         x = left + 8 + i * bar * 1.4
         fill = esc(colors[i]) if colors else "#2166ac"
-        fv = float(v) if v is not None and math.isfinite(float(v)) else 0.0
+        fv = v if math.isfinite(v) else 0.0
         parts.append(
             f'<rect x="{x:.1f}" y="{y(fv):.1f}" width="{bar}" height="{top + height - y(fv):.1f}" fill="{fill}" stroke="#333"><title>{esc(lab)}: {fv:.3f}</title></rect>'
         )
-        if lows is not None and highs is not None and math.isfinite(float(lows[i])) and math.isfinite(float(highs[i])):
+        if lows is not None and highs is not None and math.isfinite(lows[i]) and math.isfinite(highs[i]):
             cx = x + bar / 2
             parts.append(
                 f'<line class="ci" x1="{cx:.1f}" y1="{y(lows[i]):.1f}" x2="{cx:.1f}" y2="{y(highs[i]):.1f}" stroke="#000" stroke-width="1.5"/>'

@@ -65,7 +65,7 @@ def _clip_tokenizer(out: Path) -> Any:
     out.mkdir(parents=True, exist_ok=True)
     (out / "clip_vocab.json").write_text(json.dumps({t: i for i, t in enumerate(vocab)}), encoding="utf-8")
     (out / "clip_merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
-    tok = CLIPTokenizer(str(out / "clip_vocab.json"), str(out / "clip_merges.txt"))
+    tok = CLIPTokenizer(str(out / "clip_vocab.json"), str(out / "clip_merges.txt"), model_max_length=77)
     (out / "clip_vocab.json").unlink()
     (out / "clip_merges.txt").unlink()
     return tok
@@ -273,7 +273,33 @@ def _llava(out: Path, seed: int) -> None:
     ).save_pretrained(out)
 
 
+def _stable_diffusion(out: Path, seed: int) -> None:
+    """A tiny Stable Diffusion pipeline (UNet, VAE, CLIP text encoder with the real CLIP vocabulary)."""
+    import diffusers
+    import transformers as tf
+
+    tok = _clip_tokenizer(out / "tokenizer")
+    tok.save_pretrained(out / "tokenizer")
+    _seed(seed)
+    text = tf.CLIPTextModel(tf.CLIPTextConfig(vocab_size=len(tok), max_position_embeddings=77, **_TXT))
+    unet = diffusers.UNet2DConditionModel(
+        sample_size=8, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(8, 16),
+        down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"), up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+        cross_attention_dim=32, attention_head_dim=4, norm_num_groups=4,
+    )
+    vae = diffusers.AutoencoderKL(
+        in_channels=3, out_channels=3, latent_channels=4, block_out_channels=(8, 16), layers_per_block=1,
+        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"), up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"), norm_num_groups=4,
+    )
+    scheduler = diffusers.DDIMScheduler(num_train_timesteps=100)
+    pipe = diffusers.StableDiffusionPipeline(
+        vae=vae, text_encoder=text, tokenizer=tok, unet=unet, scheduler=scheduler, safety_checker=None, feature_extractor=None, requires_safety_checker=False
+    )
+    pipe.save_pretrained(out)
+
+
 FAMILIES: dict[str, Callable[[Path, int], None]] = {
+    "stable-diffusion": _stable_diffusion,
     "clip": _clip,
     "siglip": _siglip,
     "blip": _blip,
