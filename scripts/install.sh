@@ -14,3 +14,13 @@ if [ -n "$extras" ]; then
 else
   python -m pip install --quiet --disable-pip-version-check -e .
 fi
+# The report tests drive a real headless browser. Install Debian's chromium when we can (root
+# with apt); elsewhere those tests skip with a message saying so.
+case ",$extras," in
+  *,dev,*)
+    if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+        || echo "install.sh: could not install chromium; browser tests will be skipped" >&2
+    fi
+    ;;
+esac

@@ -17,7 +17,11 @@ def _naive_mask_logprob(m, template, cand):
     text = template[:start] + cand + template[start + 6 :]
     enc = m.tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True)
     ids = list(enc["input_ids"])
-    span = [k for k, (a, b) in enumerate(enc["offset_mapping"]) if not enc["special_tokens_mask"][k] and b > start and a < start + len(cand)]
+    span = [
+        k
+        for k, (a, b) in enumerate(enc["offset_mapping"])
+        if not enc["special_tokens_mask"][k] and b > start and a < start + len(cand)
+    ]
     total = 0.0
     for j, pos in enumerate(span):
         row = list(ids)
@@ -90,9 +94,13 @@ def test_batch_size_does_not_change_results(load_tiny, family):
     a = load_tiny(family, batch_size=1)
     b = load_tiny(family, batch_size=16)
     t = ["A banana is [MASK].", "Grass is usually [MASK]."]
-    assert np.allclose(a.mask_logprobs(t, ["yellow", "green", "purple"]), b.mask_logprobs(t, ["yellow", "green", "purple"]), atol=1e-5)
+    assert np.allclose(
+        a.mask_logprobs(t, ["yellow", "green", "purple"]), b.mask_logprobs(t, ["yellow", "green", "purple"]), atol=1e-5
+    )
     s = ["the purple car is red.", "a blue sky"]
-    assert np.allclose([r.total for r in a.pseudo_log_likelihood(s)], [r.total for r in b.pseudo_log_likelihood(s)], atol=1e-5)
+    assert np.allclose(
+        [r.total for r in a.pseudo_log_likelihood(s)], [r.total for r in b.pseudo_log_likelihood(s)], atol=1e-5
+    )
     assert b.last_batch.final_batch_size <= 16
 
 
@@ -135,7 +143,7 @@ def test_causal_lm_sentence_and_completion_logprobs(load_tiny):
         expected = sum(float(logp[i - 1, ids[i]]) for i in range(1, len(ids)))
         assert n == len(ids) - 1 and total == pytest.approx(expected, abs=1e-4)
     # completion = only the completion's tokens; " yellow" starts a new word, so the split is clean
-    (c_total, c_n), = m.completion_logprobs(["A banana is"], [" red"])
+    ((c_total, c_n),) = m.completion_logprobs(["A banana is"], [" red"])
     (full, nf), (ctx, nc) = m.sentence_logprobs(["A banana is red", "A banana is"])
     assert c_n == nf - nc and c_total == pytest.approx(full - ctx, abs=1e-4)
     one = load_tiny("gpt2", batch_size=1)

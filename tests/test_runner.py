@@ -128,7 +128,10 @@ def test_unknown_benchmark_and_capability_mismatch(tmp_path, load_tiny):
         evaluate("colornamez", "reference:random", out=tmp_path / "x")
     bert = load_tiny("bert")
     with pytest.raises(CapabilityError, match="cannot do image-text-score; it offers: masked-lm, text-features"):
-        run(RunOptions(benchmark="colornames", model=bert.spec, out=tmp_path / "y", no_cache=True, progress=False), model=bert)
+        run(
+            RunOptions(benchmark="colornames", model=bert.spec, out=tmp_path / "y", no_cache=True, progress=False),
+            model=bert,
+        )
 
 
 @pytest.mark.parametrize("family", ["clip", "siglip", "blip", "flava", "llava"])
@@ -137,7 +140,13 @@ def test_end_to_end_with_tiny_models(tmp_path, tiny, family):
     spec = f"hf:{tiny(family)}"
     res = evaluate("colornames", spec, out=tmp_path / "run", cache=cache, progress=False, variants=1, batch_size=4)
     assert res.results["n"] == 11 and res.results["n_failed"] == 0
-    expected_cap = {"clip": "image-text-score", "siglip": "image-text-score", "blip": "image-text-score", "flava": "image-text-score", "llava": "vlm"}[family]
+    expected_cap = {
+        "clip": "image-text-score",
+        "siglip": "image-text-score",
+        "blip": "image-text-score",
+        "flava": "image-text-score",
+        "llava": "vlm",
+    }[family]
     assert res.results["capability"] == expected_cap
     again = evaluate("colornames", spec, out=tmp_path / "run2", cache=cache, progress=False, variants=1, batch_size=1)
     assert again.stats["cache"]["model_calls"] == 0 and again.results == res.results

@@ -139,13 +139,13 @@ class ColorNames(Benchmark):
         }
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
-        from huebench.report.html import Section, bar_chart_svg, heatmap_svg
+        from huebench.report.html import Section, bar_chart_svg, fmt_num, heatmap_svg
 
         m = results["metrics"]
         acc = m["accuracy"]
         rows = [
-            ["accuracy", f"{acc['value']:.3f}", f"[{acc['low']:.3f}, {acc['high']:.3f}]", str(acc["n"])],
-            ["chance", f"{m['chance']:.3f}", "", ""],
+            ["accuracy", fmt_num(acc["value"]), f"[{fmt_num(acc['low'])}, {fmt_num(acc['high'])}]", str(acc["n"])],
+            ["chance", fmt_num(m["chance"]), "", ""],
         ]
         terms = m["confusion"]["labels"]
         pc = m["per_color"]

@@ -62,7 +62,12 @@ class ApiVLM(Model):
     ):
         super().__init__(spec, **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")})
         self.model_name = model_name
-        self.base_url = (base_url or os.environ.get("HUEBENCH_API_BASE") or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")
+        self.base_url = (
+            base_url
+            or os.environ.get("HUEBENCH_API_BASE")
+            or os.environ.get("OPENAI_BASE_URL")
+            or "https://api.openai.com/v1"
+        ).rstrip("/")
         self.api_key = api_key or os.environ.get("HUEBENCH_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
         self.timeout_s = timeout_s
         self.max_retries = max_retries
@@ -74,7 +79,12 @@ class ApiVLM(Model):
         return {**super().fingerprint_parts(), "model": self.model_name, "base_url": self.base_url}
 
     def _messages(self, q: VLMQuery) -> list[dict[str, Any]]:
-        content = [{"type": "text", "text": p} if isinstance(p, str) else {"type": "image_url", "image_url": {"url": _data_url(p)}} for p in q.parts]
+        content = [
+            {"type": "text", "text": p}
+            if isinstance(p, str)
+            else {"type": "image_url", "image_url": {"url": _data_url(p)}}
+            for p in q.parts
+        ]
         return [{"role": "user", "content": content}]
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +99,9 @@ class ApiVLM(Model):
                 time.sleep(self.backoff_s * 2 ** (attempt - 1))
             self.requests_sent += 1
             try:
-                with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=self.timeout_s) as resp:
+                with urllib.request.urlopen(
+                    urllib.request.Request(url, data=data, headers=headers), timeout=self.timeout_s
+                ) as resp:
                     payload = json.loads(resp.read().decode("utf-8"))
                 if not isinstance(payload, dict) or not payload.get("choices"):
                     last = f"malformed response (no choices): {str(payload)[:200]}"
@@ -103,7 +115,9 @@ class ApiVLM(Model):
                 last = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 last = f"unparsable response body ({exc})"
-        raise ApiError(f"{self.spec}: no usable answer from {url} after {self.max_retries + 1} attempts; last error: {last}")
+        raise ApiError(
+            f"{self.spec}: no usable answer from {url} after {self.max_retries + 1} attempts; last error: {last}"
+        )
 
     def _parallel(self, fn: Any, queries: Sequence[VLMQuery]) -> list[Any]:
         def run(batch: list[VLMQuery]) -> list[Any]:
@@ -114,7 +128,14 @@ class ApiVLM(Model):
 
     def generate(self, queries: Sequence[VLMQuery]) -> list[str]:
         def one(q: VLMQuery) -> str:
-            payload = self._post({"model": self.model_name, "messages": self._messages(q), "temperature": 0, "max_tokens": q.max_new_tokens})
+            payload = self._post(
+                {
+                    "model": self.model_name,
+                    "messages": self._messages(q),
+                    "temperature": 0,
+                    "max_tokens": q.max_new_tokens,
+                }
+            )
             try:
                 return str(payload["choices"][0]["message"]["content"] or "").strip()
             except (KeyError, IndexError, TypeError) as exc:
@@ -127,7 +148,14 @@ class ApiVLM(Model):
         answer starting with "yes", 0.0 for "no", and 0.5 for anything else."""
 
         def one(q: VLMQuery) -> float:
-            body = {"model": self.model_name, "messages": self._messages(q), "temperature": 0, "max_tokens": 1, "logprobs": True, "top_logprobs": 20}
+            body = {
+                "model": self.model_name,
+                "messages": self._messages(q),
+                "temperature": 0,
+                "max_tokens": 1,
+                "logprobs": True,
+                "top_logprobs": 20,
+            }
             payload = self._post(body)
             choice = payload["choices"][0]
             tops = (((choice.get("logprobs") or {}).get("content") or [{}])[0] or {}).get("top_logprobs") or []

@@ -19,8 +19,19 @@ class DiffusersT2I(Model):
     family: ClassVar[str] = "diffusers"
     capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.TEXT_TO_IMAGE})
 
-    def __init__(self, ident: str, *, spec: str | None = None, steps: int | None = None, guidance_scale: float | None = None, **options: Any):
-        super().__init__(spec or f"diffusers:{ident}", **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")})
+    def __init__(
+        self,
+        ident: str,
+        *,
+        spec: str | None = None,
+        steps: int | None = None,
+        guidance_scale: float | None = None,
+        **options: Any,
+    ):
+        super().__init__(
+            spec or f"diffusers:{ident}",
+            **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")},
+        )
         diffusers = require_extra("diffusers", "t2i")
         import torch
 
@@ -34,12 +45,35 @@ class DiffusersT2I(Model):
         self._weights = checkpoint_fingerprint(ident)
 
     def fingerprint_parts(self) -> dict[str, Any]:
-        return {**super().fingerprint_parts(), "weights": self._weights, "pipeline": type(self.pipe).__name__, "steps": self.steps, "guidance_scale": self.guidance_scale}
+        return {
+            **super().fingerprint_parts(),
+            "weights": self._weights,
+            "pipeline": type(self.pipe).__name__,
+            "steps": self.steps,
+            "guidance_scale": self.guidance_scale,
+        }
 
-    def generate_images(self, prompts: Sequence[str], seeds: Sequence[int], *, height: int | None = None, width: int | None = None, **options: Any) -> list[Any]:
+    def generate_images(
+        self,
+        prompts: Sequence[str],
+        seeds: Sequence[int],
+        *,
+        height: int | None = None,
+        width: int | None = None,
+        **options: Any,
+    ) -> list[Any]:
         import torch
 
-        kwargs: dict[str, Any] = {k: v for k, v in {"num_inference_steps": self.steps, "guidance_scale": self.guidance_scale, "height": height, "width": width}.items() if v is not None}
+        kwargs: dict[str, Any] = {
+            k: v
+            for k, v in {
+                "num_inference_steps": self.steps,
+                "guidance_scale": self.guidance_scale,
+                "height": height,
+                "width": width,
+            }.items()
+            if v is not None
+        }
         kwargs.update(options)
         gen_device = "cpu" if self.device == "mps" else self.device
 

@@ -37,6 +37,13 @@ class Section:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def fmt_num(v: Any, digits: int = 3) -> str:
+    """A number for a table cell; ``None``/NaN become "n/a"."""
+    if v is None or (isinstance(v, float) and v != v):
+        return "n/a"
+    return f"{v:.{digits}f}"
+
+
 _TEMPLATE = """<!doctype html>
 <html lang="en">
 <head>

@@ -89,6 +89,7 @@ def bar_chart_svg(
     height: int = 200,
 ) -> str:
     """Vertical bars with optional confidence-interval whiskers and a dashed reference line (chance)."""
+
     def num(v: float | None) -> float:
         return float(v) if v is not None and math.isfinite(float(v)) else float("nan")
 

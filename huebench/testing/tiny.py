@@ -283,17 +283,37 @@ def _stable_diffusion(out: Path, seed: int) -> None:
     _seed(seed)
     text = tf.CLIPTextModel(tf.CLIPTextConfig(vocab_size=len(tok), max_position_embeddings=77, **_TXT))
     unet = diffusers.UNet2DConditionModel(
-        sample_size=8, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(8, 16),
-        down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"), up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
-        cross_attention_dim=32, attention_head_dim=4, norm_num_groups=4,
+        sample_size=8,
+        in_channels=4,
+        out_channels=4,
+        layers_per_block=1,
+        block_out_channels=(8, 16),
+        down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+        up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+        cross_attention_dim=32,
+        attention_head_dim=4,
+        norm_num_groups=4,
     )
     vae = diffusers.AutoencoderKL(
-        in_channels=3, out_channels=3, latent_channels=4, block_out_channels=(8, 16), layers_per_block=1,
-        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"), up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"), norm_num_groups=4,
+        in_channels=3,
+        out_channels=3,
+        latent_channels=4,
+        block_out_channels=(8, 16),
+        layers_per_block=1,
+        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
+        norm_num_groups=4,
     )
     scheduler = diffusers.DDIMScheduler(num_train_timesteps=100)
     pipe = diffusers.StableDiffusionPipeline(
-        vae=vae, text_encoder=text, tokenizer=tok, unet=unet, scheduler=scheduler, safety_checker=None, feature_extractor=None, requires_safety_checker=False
+        vae=vae,
+        text_encoder=text,
+        tokenizer=tok,
+        unet=unet,
+        scheduler=scheduler,
+        safety_checker=None,
+        feature_extractor=None,
+        requires_safety_checker=False,
     )
     pipe.save_pretrained(out)
 

@@ -1,0 +1,132 @@
+"""The HTML report in a real headless browser (Debian's chromium), with a screenshot."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from huebench.cli import app
+from huebench.models.reference import RandomBaseline
+from huebench.runs.runner import RunOptions, run
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+INJECTION = "<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\">"
+
+
+def _chromium(*args: str, tmp: Path) -> str:
+    if CHROMIUM is None:
+        pytest.skip("chromium not installed (apt-get install chromium; .ci/run installs it)")
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp / 'profile'}",
+        "--virtual-time-budget=2000",
+        *args,
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+class InjectingModel(RandomBaseline):
+    def score(self, images, texts):
+        if any(
+            np.asarray(im)[0, 0, 0] > 200 and np.asarray(im)[0, 0, 1] > 200 and np.asarray(im)[0, 0, 2] > 200
+            for im in images
+        ):
+            raise RuntimeError(INJECTION)  # failure reasons end up in the report
+        return super().score(images, texts)
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    run(
+        RunOptions(
+            benchmark="colornames", model="reference:random", out=out, no_cache=True, progress=False, chunk_size=3
+        ),
+        model=InjectingModel(),
+    )
+    return out
+
+
+def test_report_escapes_data(report_dir):
+    html = (report_dir / "report.html").read_text()
+    assert "<script>document.title" not in html and 'onerror="document' not in html
+    assert "&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;" in html
+
+
+def test_report_renders_in_chromium_with_screenshot(report_dir, tmp_path):
+    url = (report_dir / "report.html").resolve().as_uri()
+    dom = _chromium("--dump-dom", url, tmp=tmp_path)
+    assert "<title>colornames — reference:random</title>" in dom  # the injection did not rename the page
+    assert dom.count('<table class="results">') >= 1
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="heatmap"' in dom and 'class="barchart"' in dom
+    assert "Failed samples" in dom and "&lt;script&gt;" in dom
+    shot = tmp_path / "report.png"
+    _chromium(f"--screenshot={shot}", "--window-size=1200,1800", url, tmp=tmp_path)
+    img = np.asarray(Image.open(shot).convert("RGB"))
+    assert img.shape[0] >= 1000 and img.shape[1] >= 1000
+    # the page shows more than blank paper and text: the heatmap's blues and the colour bars
+    assert (img.std(axis=2) > 30).mean() > 0.002
+    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 50
+
+
+def test_cli_report_single_and_multi(report_dir, tmp_path):
+    runner = CliRunner()
+    other = tmp_path / "other"
+    run(RunOptions(benchmark="colornames", model="reference:random:3", out=other, no_cache=True, progress=False))
+    multi = tmp_path / "multi.html"
+    r = runner.invoke(app, ["report", str(report_dir), str(other), "--out", str(multi)])
+    assert r.exit_code == 0, r.output
+    html = multi.read_text()
+    assert (
+        "runs compared" in html and "reference:random:3" in html and "accuracy" in html and 'class="barchart"' in html
+    )
+    dom = _chromium("--dump-dom", multi.resolve().as_uri(), tmp=tmp_path)
+    assert dom.count("<tr>") >= 3
+    single = tmp_path / "single.html"
+    assert runner.invoke(app, ["report", str(report_dir), "--out", str(single)]).exit_code == 0
+    assert "Confusion" in single.read_text()
+
+
+def test_cli_run_and_rescore(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "run"
+    r = runner.invoke(
+        app,
+        [
+            "run",
+            "colornames",
+            "--model",
+            "random",
+            "--out",
+            str(out),
+            "--no-cache",
+            "--no-progress",
+            "--json",
+            "-o",
+            "variants=2",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.output)
+    assert res["n"] == 22 and res["metrics"]["accuracy"]["n"] == 22
+    r = runner.invoke(app, ["rescore", str(out), "--check"])
+    assert r.exit_code == 0 and "reproduced exactly" in r.output
+    (out / "results.json").write_text(json.dumps({**res, "n": 0}))
+    assert runner.invoke(app, ["rescore", str(out), "--check"]).exit_code == 1
+    r = runner.invoke(app, ["run", "colornames", "--model", "random", "--out", str(out), "--no-cache", "--no-progress"])
+    assert r.exit_code != 0
