@@ -93,3 +93,59 @@ def test_diffusers_images_do_not_depend_on_batch_composition(load_tiny):
     assert all(diff(a, b) <= 1 for a, b in zip(batched, single, strict=True))
     assert diff(alone[0], batched[1]) <= 1
     assert diff(batched[0], m.generate_images(prompts[:1], [99], height=32, width=32)[0]) > 10
+
+
+@pytest.mark.parametrize("family", ["grounding-dino", "owlv2"])
+def test_open_vocabulary_detection(load_tiny, family):
+    m = load_tiny(family)
+    assert m.capabilities == {Capability.DETECTION}
+    img = Image.new("RGB", (48, 32), (200, 30, 30))
+    boxes = m.detect(img, ["car", "dog"], threshold=0.0)
+    assert boxes, "threshold 0 keeps every query"
+    for b in boxes:
+        x0, y0, x1, y1 = b.box
+        assert 0 <= x0 <= x1 <= 48 and 0 <= y0 <= y1 <= 32 and 0 <= b.score <= 1  # clipped to the image
+    if family == "owlv2":
+        assert {b.label for b in boxes} <= {"car", "dog"}
+    assert m.detect(img, ["car"], threshold=1.01) == []
+
+
+def test_sam_masks_for_boxes(load_tiny):
+    m = load_tiny("sam")
+    img = Image.new("RGB", (40, 30), (0, 0, 255))
+    masks = m.segment(img, [(2, 2, 30, 20), (0, 0, 10, 10)])
+    assert len(masks) == 2 and all(mk.shape == (30, 40) and mk.dtype == bool for mk in masks)
+    assert m.segment(img, []) == []
+
+
+def test_llava_native_multi_image_prompt(load_tiny):
+    m = load_tiny("llava")
+    m.native_multi_image = True  # as for Qwen2-VL / LLaVA-OneVision: one marker per image
+    try:
+        q = VLMQuery((IMAGES[0], IMAGES[1], "Which image shows a red car?"), max_new_tokens=2)
+        text, images = m._prompt(q)
+        assert len(images) == 2 and text.count("<image>") == 2
+        assert len(m.generate([q])) == 1
+    finally:
+        m.native_multi_image = False
+
+
+def test_openclip_backend(monkeypatch):
+    pytest.importorskip("open_clip", reason="open_clip needs torchvision, which has no CPU build here")
+    from huebench.models.registry import load_model
+
+    m = load_model("openclip:ViT-B-32")  # random weights: no pretrained tag
+    s = m.score(IMAGES, TEXTS)
+    assert s.shape == (3, 2)
+
+
+def test_openclip_missing_says_which_extra():
+    import importlib.util
+
+    if importlib.util.find_spec("open_clip") is not None:
+        pytest.skip("open_clip is installed")
+    from huebench.errors import HuebenchError
+    from huebench.models.registry import load_model
+
+    with pytest.raises(HuebenchError, match=r"install it with `bash scripts/install.sh vision`"):
+        load_model("clip-rn50")

@@ -324,27 +324,30 @@ class HFDetector(_Processed):
         import torch
 
         image = to_rgb(image)
-        size = [(image.height, image.width)]
         if self.is_grounding_dino:
             text = " ".join(f"{label.strip().rstrip('.')}." for label in labels)  # GroundingDINO: "a. b."
             enc = self._to(self.processor(images=image, text=text, return_tensors="pt"))
             with torch.inference_mode():
                 out = self.model(**enc)
             res = self.processor.post_process_grounded_object_detection(
-                out, enc["input_ids"], threshold=threshold, text_threshold=threshold, target_sizes=size
+                out, enc["input_ids"], threshold=threshold, text_threshold=threshold, target_sizes=[(image.height, image.width)]
             )[0]
             names = res.get("text_labels", res.get("labels"))
         else:
             enc = self._to(self.processor(images=image, text=[list(labels)], return_tensors="pt"))
             with torch.inference_mode():
                 out = self.model(**enc)
-            res = self.processor.post_process_grounded_object_detection(
-                out, threshold=threshold, target_sizes=size, text_labels=[list(labels)]
-            )[0]
+            # OWLv2 pads images to a square before resizing: boxes are relative to that square
+            side = max(image.height, image.width)
+            res = self.processor.post_process_grounded_object_detection(out, threshold=threshold, target_sizes=[(side, side)], text_labels=[list(labels)])[0]
             names = res["text_labels"]
+        scores, boxes = res["scores"].tolist(), res["boxes"].tolist()
+        if not scores:
+            return []
+        w, h = float(image.width), float(image.height)
         return [
-            DetectionBox(label=str(n), score=float(s), box=tuple(float(v) for v in b))  # type: ignore[arg-type]
-            for n, s, b in zip(names, res["scores"].tolist(), res["boxes"].tolist(), strict=True)
+            DetectionBox(label=str(n), score=float(sc), box=(min(max(b[0], 0.0), w), min(max(b[1], 0.0), h), min(max(b[2], 0.0), w), min(max(b[3], 0.0), h)))
+            for n, sc, b in zip(names, scores, boxes, strict=True)
         ]
 
 
