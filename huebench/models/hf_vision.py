@@ -330,7 +330,11 @@ class HFDetector(_Processed):
             with torch.inference_mode():
                 out = self.model(**enc)
             res = self.processor.post_process_grounded_object_detection(
-                out, enc["input_ids"], threshold=threshold, text_threshold=threshold, target_sizes=[(image.height, image.width)]
+                out,
+                enc["input_ids"],
+                threshold=threshold,
+                text_threshold=threshold,
+                target_sizes=[(image.height, image.width)],
             )[0]
             names = res.get("text_labels", res.get("labels"))
         else:
@@ -339,14 +343,20 @@ class HFDetector(_Processed):
                 out = self.model(**enc)
             # OWLv2 pads images to a square before resizing: boxes are relative to that square
             side = max(image.height, image.width)
-            res = self.processor.post_process_grounded_object_detection(out, threshold=threshold, target_sizes=[(side, side)], text_labels=[list(labels)])[0]
+            res = self.processor.post_process_grounded_object_detection(
+                out, threshold=threshold, target_sizes=[(side, side)], text_labels=[list(labels)]
+            )[0]
             names = res["text_labels"]
         scores, boxes = res["scores"].tolist(), res["boxes"].tolist()
         if not scores:
             return []
         w, h = float(image.width), float(image.height)
         return [
-            DetectionBox(label=str(n), score=float(sc), box=(min(max(b[0], 0.0), w), min(max(b[1], 0.0), h), min(max(b[2], 0.0), w), min(max(b[3], 0.0), h)))
+            DetectionBox(
+                label=str(n),
+                score=float(sc),
+                box=(min(max(b[0], 0.0), w), min(max(b[1], 0.0), h), min(max(b[2], 0.0), w), min(max(b[3], 0.0), h)),
+            )
             for n, sc, b in zip(names, scores, boxes, strict=True)
         ]
 

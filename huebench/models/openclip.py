@@ -25,13 +25,22 @@ class OpenCLIP(Model):
     capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.IMAGE_TEXT_SCORE, Capability.TEXT_FEATURES})
 
     def __init__(self, arch: str, pretrained: str | None, *, spec: str | None = None, **options: Any):
-        super().__init__(spec or f"openclip:{arch}:{pretrained or ''}", **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")})
+        super().__init__(
+            spec or f"openclip:{arch}:{pretrained or ''}",
+            **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")},
+        )
         open_clip = require_extra("open_clip", "vision")
         self.arch, self.pretrained = arch, pretrained
-        self.model, _, self.preprocess = open_clip.create_model_and_transforms(arch, pretrained=pretrained, device=self.device)
+        self.model, _, self.preprocess = open_clip.create_model_and_transforms(
+            arch, pretrained=pretrained, device=self.device
+        )
         self.model.eval()
         self.tokenizer = open_clip.get_tokenizer(arch)
-        self._weights = checkpoint_fingerprint(str(Path(pretrained).parent)) if pretrained and Path(pretrained).is_file() else {"pretrained": pretrained}
+        self._weights = (
+            checkpoint_fingerprint(str(Path(pretrained).parent))
+            if pretrained and Path(pretrained).is_file()
+            else {"pretrained": pretrained}
+        )
 
     def fingerprint_parts(self) -> dict[str, Any]:
         return {**super().fingerprint_parts(), "arch": self.arch, "weights": self._weights}

@@ -96,7 +96,10 @@ class OutputCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(
-            str(self.path) if self.path else ":memory:", timeout=timeout_s, isolation_level=None, check_same_thread=False
+            str(self.path) if self.path else ":memory:",
+            timeout=timeout_s,
+            isolation_level=None,
+            check_same_thread=False,
         )
         self._conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
         if self.path is not None:

@@ -92,7 +92,12 @@ class RunContext:
         self.batch_sizes: set[int] = set()
         self.oom_backoffs = 0
 
-    def call(self, capability: str, requests: Sequence[dict[str, Any]], compute: Callable[[list[dict[str, Any]]], Sequence[Any]]) -> list[dict[str, Any]]:
+    def call(
+        self,
+        capability: str,
+        requests: Sequence[dict[str, Any]],
+        compute: Callable[[list[dict[str, Any]]], Sequence[Any]],
+    ) -> list[dict[str, Any]]:
         """Outputs for ``requests``: from the cache where answered before, else from ``compute``.
 
         Each returned item is ``{"output": …, "batch_size": …}``; ``batch_size`` is the batch-size
@@ -168,7 +173,11 @@ def _config(opts: RunOptions, bench: Benchmark, model: Model) -> dict[str, Any]:
     return {
         "benchmark": bench.name,
         "benchmark_options": bench.resolved_options(),
-        "model": {**model.describe(), "requested": opts.model, "fingerprint_parts": _jsonable(model.fingerprint_parts())},
+        "model": {
+            **model.describe(),
+            "requested": opts.model,
+            "fingerprint_parts": _jsonable(model.fingerprint_parts()),
+        },
         "seed": opts.seed,
         "limit": opts.limit,
         "bootstrap": opts.bootstrap,
@@ -228,12 +237,21 @@ def _evaluate_chunk(bench: Benchmark, chunk: Sequence[Sample], model: Model, ctx
         return recs
     ids = [r.get("id") for r in recs]
     if sorted(ids) != sorted(s.id for s in chunk):
-        raise RuntimeError(f"{bench.name}.evaluate returned records for {ids}, expected one per sample of {[s.id for s in chunk]}")
+        raise RuntimeError(
+            f"{bench.name}.evaluate returned records for {ids}, expected one per sample of {[s.id for s in chunk]}"
+        )
     return recs
 
 
 def _progress(enabled: bool, total: int) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
         TextColumn("[bold]{task.description}"),
@@ -286,7 +304,15 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
     started = time.perf_counter()
     failed = 0
     with JsonlAppender(records_path) as out, _progress(opts.progress, len(samples)) as bar:
-        task = bar.add_task(f"{bench.name} · {model.spec}", total=len(samples), completed=len(samples) - len(todo), rate="", hits=0, calls=0, failed=0)
+        task = bar.add_task(
+            f"{bench.name} · {model.spec}",
+            total=len(samples),
+            completed=len(samples) - len(todo),
+            rate="",
+            hits=0,
+            calls=0,
+            failed=0,
+        )
         t0 = time.perf_counter()
         done_now = 0
         for start in range(0, len(todo), opts.chunk_size):
@@ -301,7 +327,14 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             out.write_many(recs)
             done_now += len(chunk)
             rate = done_now / max(time.perf_counter() - t0, 1e-9)
-            bar.update(task, advance=len(chunk), rate=f"{rate:.1f} samples/s", hits=ctx.cache_hits, calls=ctx.model_calls, failed=failed)
+            bar.update(
+                task,
+                advance=len(chunk),
+                rate=f"{rate:.1f} samples/s",
+                hits=ctx.cache_hits,
+                calls=ctx.model_calls,
+                failed=failed,
+            )
 
     result = finalize(run_dir, bench=bench, sample_order=ids, write_report=opts.report)
     stats = {
@@ -309,7 +342,11 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         "samples": len(samples),
         "evaluated_now": len(todo),
         "resumed_from_records": len(samples) - len(todo),
-        "cache": {"hits": ctx.cache_hits, "model_calls": ctx.model_calls, "path": None if opts.no_cache else str(opts.cache or default_cache_path())},
+        "cache": {
+            "hits": ctx.cache_hits,
+            "model_calls": ctx.model_calls,
+            "path": None if opts.no_cache else str(opts.cache or default_cache_path()),
+        },
         "batch": {"requested": opts.batch_size, "used": sorted(ctx.batch_sizes), "oom_backoffs": ctx.oom_backoffs},
         "failed": result.results.get("n_failed", 0),
     }
@@ -319,7 +356,13 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
     return result
 
 
-def finalize(run_dir: Path, *, bench: Benchmark | None = None, sample_order: Sequence[str] | None = None, write_report: bool = True) -> RunResult:
+def finalize(
+    run_dir: Path,
+    *,
+    bench: Benchmark | None = None,
+    sample_order: Sequence[str] | None = None,
+    write_report: bool = True,
+) -> RunResult:
     """Compact records (one per sample, in sample order), compute results, write the report."""
     config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
     if bench is None:
@@ -386,9 +429,12 @@ def evaluate(benchmark: str, model: str | Model, **options: Any) -> RunResult:
     """Python API mirroring ``huebench run``: ``evaluate("colornames", "reference:random", out="runs/x")``."""
     known = {f for f in RunOptions.__dataclass_fields__ if f not in ("benchmark", "model")}
     bench_opts = {k: options.pop(k) for k in list(options) if k not in known}
-    opts = RunOptions(benchmark=benchmark, model=model if isinstance(model, str) else model.spec, benchmark_options=bench_opts, **options)
+    opts = RunOptions(
+        benchmark=benchmark,
+        model=model if isinstance(model, str) else model.spec,
+        benchmark_options=bench_opts,
+        **options,
+    )
     if opts.out is not None:
         opts.out = Path(opts.out)
     return run(opts, model=None if isinstance(model, str) else model)
-
-

@@ -279,11 +279,30 @@ def _grounding_dino(out: Path, seed: int) -> None:
     tok = _wordpiece(out)
     _seed(seed)
     cfg = tf.GroundingDinoConfig(
-        backbone_config={"model_type": "swin", "embed_dim": 16, "depths": [1, 1], "num_heads": [1, 1], "window_size": 4, "image_size": 32, "out_features": ["stage1", "stage2"]},
+        backbone_config={
+            "model_type": "swin",
+            "embed_dim": 16,
+            "depths": [1, 1],
+            "num_heads": [1, 1],
+            "window_size": 4,
+            "image_size": 32,
+            "out_features": ["stage1", "stage2"],
+        },
         text_config={"model_type": "bert", "vocab_size": len(tok), "max_position_embeddings": 64, **_TXT},
-        d_model=32, encoder_layers=1, decoder_layers=2,  # 2: the box heads of decoder layers > 0 are tied to layer 0's
-        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=37, decoder_ffn_dim=37, num_queries=10,
-        num_feature_levels=2, encoder_n_points=2, decoder_n_points=2, max_text_len=32, use_timm_backbone=False, use_pretrained_backbone=False,
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=2,  # 2: the box heads of decoder layers > 0 are tied to layer 0's
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=37,
+        decoder_ffn_dim=37,
+        num_queries=10,
+        num_feature_levels=2,
+        encoder_n_points=2,
+        decoder_n_points=2,
+        max_text_len=32,
+        use_timm_backbone=False,
+        use_pretrained_backbone=False,
     )
     tf.GroundingDinoForObjectDetection(cfg).save_pretrained(out)
     ip = tf.GroundingDinoImageProcessorPil(size={"shortest_edge": 32, "longest_edge": 64})
@@ -301,7 +320,9 @@ def _owlv2(out: Path, seed: int) -> None:
         projection_dim=32,
     )
     tf.Owlv2ForObjectDetection(cfg).save_pretrained(out)
-    tf.Owlv2Processor(image_processor=tf.Owlv2ImageProcessorPil(size={"height": 32, "width": 32}), tokenizer=tok).save_pretrained(out)
+    tf.Owlv2Processor(
+        image_processor=tf.Owlv2ImageProcessorPil(size={"height": 32, "width": 32}), tokenizer=tok
+    ).save_pretrained(out)
 
 
 def _sam(out: Path, seed: int) -> None:
@@ -309,12 +330,34 @@ def _sam(out: Path, seed: int) -> None:
 
     _seed(seed)
     cfg = tf.SamConfig(
-        vision_config={"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 64, "patch_size": 16, "output_channels": 16, "mlp_dim": 37, "global_attn_indexes": [1], "window_size": 2, "num_pos_feats": 8},
+        vision_config={
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "image_size": 64,
+            "patch_size": 16,
+            "output_channels": 16,
+            "mlp_dim": 37,
+            "global_attn_indexes": [1],
+            "window_size": 2,
+            "num_pos_feats": 8,
+        },
         prompt_encoder_config={"hidden_size": 16, "image_size": 64, "patch_size": 16, "mask_input_channels": 4},
-        mask_decoder_config={"hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "mlp_dim": 32, "iou_head_hidden_dim": 16},
+        mask_decoder_config={
+            "hidden_size": 16,
+            "num_hidden_layers": 1,
+            "num_attention_heads": 2,
+            "mlp_dim": 32,
+            "iou_head_hidden_dim": 16,
+        },
     )
     tf.SamModel(cfg).save_pretrained(out)
-    ip = tf.SamImageProcessorPil(size={"longest_edge": 64}, pad_size={"height": 64, "width": 64}, mask_size={"longest_edge": 16}, mask_pad_size={"height": 16, "width": 16})
+    ip = tf.SamImageProcessorPil(
+        size={"longest_edge": 64},
+        pad_size={"height": 64, "width": 64},
+        mask_size={"longest_edge": 16},
+        mask_pad_size={"height": 16, "width": 16},
+    )
     tf.SamProcessor(image_processor=ip).save_pretrained(out)
 
 
