@@ -101,39 +101,29 @@ if AVAILABLE:
             th = dHp / (kH * (1.0 + 0.015 * cpb * t))
             out[i] = math.sqrt(tl * tl + tc * tc + th * th + r_t * tc * th)
 
+    @njit(inline="always", cache=True)
+    def _store_lab(r, g, b, m, eps, kappa, out, i):  # pragma: no cover - compiled
+        # linear RGB -> XYZ / white (m has the white point folded in) -> f(t) -> L*a*b*
+        fx = m[0, 0] * r + m[0, 1] * g + m[0, 2] * b
+        fy = m[1, 0] * r + m[1, 1] * g + m[1, 2] * b
+        fz = m[2, 0] * r + m[2, 1] * g + m[2, 2] * b
+        fx = np.cbrt(fx) if fx > eps else (kappa * fx + 16.0) / 116.0
+        fy = np.cbrt(fy) if fy > eps else (kappa * fy + 16.0) / 116.0
+        fz = np.cbrt(fz) if fz > eps else (kappa * fz + 16.0) / 116.0
+        out[i, 0] = 116.0 * fy - 16.0
+        out[i, 1] = 500.0 * (fx - fy)
+        out[i, 2] = 200.0 * (fy - fz)
+
     @njit(parallel=True, cache=True)
     def _linear_to_lab(lin, m, eps, kappa, out):  # pragma: no cover - compiled
-        # lin: (n, 3) linear RGB; m: RGB->XYZ matrix with rows divided by the white point.
         for i in prange(lin.shape[0]):
-            r = lin[i, 0]
-            g = lin[i, 1]
-            b = lin[i, 2]
-            fx = m[0, 0] * r + m[0, 1] * g + m[0, 2] * b
-            fy = m[1, 0] * r + m[1, 1] * g + m[1, 2] * b
-            fz = m[2, 0] * r + m[2, 1] * g + m[2, 2] * b
-            fx = np.cbrt(fx) if fx > eps else (kappa * fx + 16.0) / 116.0
-            fy = np.cbrt(fy) if fy > eps else (kappa * fy + 16.0) / 116.0
-            fz = np.cbrt(fz) if fz > eps else (kappa * fz + 16.0) / 116.0
-            out[i, 0] = 116.0 * fy - 16.0
-            out[i, 1] = 500.0 * (fx - fy)
-            out[i, 2] = 200.0 * (fy - fz)
+            _store_lab(lin[i, 0], lin[i, 1], lin[i, 2], m, eps, kappa, out, i)
 
     @njit(parallel=True, cache=True)
     def _srgb8_to_lab(rgb8, lut, m, eps, kappa, out):  # pragma: no cover - compiled
         # rgb8: (n, 3) uint8; lut: the sRGB decoding of 0..255.
         for i in prange(rgb8.shape[0]):
-            r = lut[rgb8[i, 0]]
-            g = lut[rgb8[i, 1]]
-            b = lut[rgb8[i, 2]]
-            fx = m[0, 0] * r + m[0, 1] * g + m[0, 2] * b
-            fy = m[1, 0] * r + m[1, 1] * g + m[1, 2] * b
-            fz = m[2, 0] * r + m[2, 1] * g + m[2, 2] * b
-            fx = np.cbrt(fx) if fx > eps else (kappa * fx + 16.0) / 116.0
-            fy = np.cbrt(fy) if fy > eps else (kappa * fy + 16.0) / 116.0
-            fz = np.cbrt(fz) if fz > eps else (kappa * fz + 16.0) / 116.0
-            out[i, 0] = 116.0 * fy - 16.0
-            out[i, 1] = 500.0 * (fx - fy)
-            out[i, 2] = 200.0 * (fy - fz)
+            _store_lab(lut[rgb8[i, 0]], lut[rgb8[i, 1]], lut[rgb8[i, 2]], m, eps, kappa, out, i)
 
 
 def ciede2000(

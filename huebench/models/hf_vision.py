@@ -37,6 +37,24 @@ class _Processed(HFModel):
 
         return {k: (v.to(self.device) if isinstance(v, torch.Tensor) else v) for k, v in batch.items()}
 
+    def _pair_probabilities(self, images: Sequence[Any], texts: Sequence[str], itm_logits: Any) -> list[float]:
+        """P(match) per (image, text) pair: softmax column 1 of ``itm_logits(encoded batch)``."""
+        import torch
+
+        def run(batch: list[tuple[Any, str]]) -> list[float]:
+            enc = self.processor(
+                images=_rgb([b[0] for b in batch]),
+                text=[b[1] for b in batch],
+                return_tensors="pt",
+                padding=True,
+                truncation=True,
+            )
+            with torch.inference_mode():
+                logits = itm_logits(self._to(enc)).float()
+            return torch.softmax(logits, dim=-1)[:, 1].cpu().tolist()
+
+        return self._batched(run, list(zip(images, texts, strict=True)))
+
 
 class HFContrastive(_Processed):
     """CLIP and SigLIP: ``score(images, texts)`` = the model's image-text logits; text features."""
@@ -107,19 +125,7 @@ class HFBlipITM(_Processed):
         self.model = self._from_pretrained(transformers.BlipForImageTextRetrieval)
 
     def match_probability(self, images: Sequence[Any], texts: Sequence[str]) -> list[float]:
-        import torch
-
-        def run(batch: list[tuple[Any, str]]) -> list[float]:
-            enc = self._to(
-                self.processor(
-                    images=_rgb([b[0] for b in batch]), text=[b[1] for b in batch], return_tensors="pt", padding=True
-                )
-            )
-            with torch.inference_mode():
-                logits = self.model(**enc, use_itm_head=True).itm_score.float()
-            return torch.softmax(logits, dim=-1)[:, 1].cpu().tolist()
-
-        return self._batched(run, list(zip(images, texts, strict=True)))
+        return self._pair_probabilities(images, texts, lambda enc: self.model(**enc, use_itm_head=True).itm_score)
 
     def score(self, images: Sequence[Any], texts: Sequence[str]) -> np.ndarray:
         """ITC cosine similarities (the head BLIP uses for retrieval before ITM re-ranking)."""
@@ -157,29 +163,16 @@ class HFFlava(_Processed):
         self.model = self._from_pretrained(transformers.FlavaForPreTraining)
 
     def match_probability(self, images: Sequence[Any], texts: Sequence[str]) -> list[float]:
-        import torch
-
-        def run(batch: list[tuple[Any, str]]) -> list[float]:
-            enc = self._to(
-                self.processor(
-                    images=_rgb([b[0] for b in batch]),
-                    text=[b[1] for b in batch],
-                    return_tensors="pt",
-                    padding=True,
-                    truncation=True,
-                )
+        def itm(enc: Any) -> Any:
+            out = self.model.flava(
+                input_ids=enc["input_ids"],
+                attention_mask=enc["attention_mask"],
+                pixel_values=enc["pixel_values"],
+                skip_multimodal_encoder=False,
             )
-            with torch.inference_mode():
-                out = self.model.flava(
-                    input_ids=enc["input_ids"],
-                    attention_mask=enc["attention_mask"],
-                    pixel_values=enc["pixel_values"],
-                    skip_multimodal_encoder=False,
-                )
-                logits = self.model.itm_head(out.multimodal_embeddings).float()
-            return torch.softmax(logits, dim=-1)[:, 1].cpu().tolist()
+            return self.model.itm_head(out.multimodal_embeddings)
 
-        return self._batched(run, list(zip(images, texts, strict=True)))
+        return self._pair_probabilities(images, texts, itm)
 
     def score(self, images: Sequence[Any], texts: Sequence[str]) -> np.ndarray:
         import torch
