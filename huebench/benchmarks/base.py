@@ -69,6 +69,7 @@ class Benchmark(ABC):
 
 _REGISTRY: dict[str, str] = {
     "colornames": "huebench.benchmarks.colornames:ColorNames",
+    "colorswap": "huebench.benchmarks.colorswap.benchmark:ColorSwap",
 }
 
 

@@ -11,6 +11,7 @@ import typer
 
 from huebench import __version__
 from huebench.cli.color import app as color_app
+from huebench.cli.colorswap import app as colorswap_app
 from huebench.cli.listing import app as list_app
 from huebench.cli.runs import report_command, rescore_command, run_command
 
@@ -40,6 +41,7 @@ def _root(
 
 app.add_typer(color_app, name="color", help="Colour core: parse, convert, name and compare colours.")
 app.add_typer(list_app, name="list", help="List benchmarks, models and colour systems.")
+app.add_typer(colorswap_app, name="colorswap", help="ColorSwap: rescore VLM answers, convert logs, fine-tune.")
 
 app.command("run", help="Run a benchmark against a model.")(run_command)
 app.command("rescore", help="Recompute results.json from a run's records (no model).")(rescore_command)
@@ -49,7 +51,6 @@ app.command("report", help="Build an HTML report from one or more run folders.")
 for _name, _help in (
     ("rainbow", "Rainbow: colour-naming probes over captions."),
     ("coda", "CoDa: object colour distributions and reporting bias."),
-    ("colorswap", "ColorSwap: Winoground-style colour swaps."),
     ("gencolor", "GenColorBench: colour prompts and perceptual scoring for text-to-image models."),
 ):
     app.add_typer(typer.Typer(no_args_is_help=True, help=_help), name=_name, help=_help)

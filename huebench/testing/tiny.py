@@ -207,7 +207,14 @@ def _blip(out: Path, seed: int) -> None:
     tok = _wordpiece(out)
     _seed(seed)
     cfg = tf.BlipConfig(
-        text_config={"vocab_size": len(tok), "encoder_hidden_size": 32, **_TXT},
+        text_config={
+            "vocab_size": len(tok),
+            "encoder_hidden_size": 32,
+            "bos_token_id": tok.cls_token_id,
+            "sep_token_id": tok.sep_token_id,
+            "pad_token_id": tok.pad_token_id,
+            **_TXT,
+        },
         vision_config=_vision(),
         projection_dim=16,
         image_text_hidden_size=32,

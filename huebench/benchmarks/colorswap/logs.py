@@ -1,0 +1,68 @@
+"""Convert the ColorSwap authors' saved VLM logs to huebench's per-query record format.
+
+The logs (``text-<model>-colorswap.json``, ``image-<model>-colorswap.json``) hold, per test
+example, two text queries (one per image, ``log_1``/``log_2``: the two captions as (A)/(B) and
+the correct letter) and two image queries (one per caption: the two image URLs in the order
+shown and "first"/"second").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from huebench.io import InputFileError
+
+__all__ = ["convert_logs"]
+
+_IMG = re.compile(r"img_(\d+)_([12])\.\w+$")
+
+
+def _image_index(url: str, where: str) -> tuple[int, int]:
+    m = _IMG.search(url)
+    if not m:
+        raise InputFileError(
+            f"{where}: cannot read the example and image number from {url!r} (expected …img_<id>_<1|2>.png)"
+        )
+    return int(m.group(1)), int(m.group(2)) - 1
+
+
+def convert_logs(text_log: str | Path, image_log: str | Path) -> list[dict[str, Any]]:
+    """Records (4 per example) from a pair of the authors' log files."""
+    records: list[dict[str, Any]] = []
+    for path, query in ((Path(text_log), "text"), (Path(image_log), "image")):
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InputFileError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        for k, e in enumerate(entries):
+            where = f"{path} entry {k} (id {e.get('id')})"
+            for j in (1, 2):
+                log = e.get(f"log_{j}")
+                if log is None:
+                    raise InputFileError(f"{where}: missing log_{j}")
+                if query == "text":
+                    _, subject = _image_index(log["image_url"], where)
+                    options = [log["caption_1"], log["caption_2"]]
+                    correct = "AB".index(log["correct_answer"].strip().upper())
+                    response = e[f"response_image_{j}"]
+                else:
+                    first, second = _image_index(log["image_url_1"], where), _image_index(log["image_url_2"], where)
+                    options = [f"image_{first[1] + 1}", f"image_{second[1] + 1}"]
+                    correct = ["first", "second"].index(log["correct_answer"].strip().lower())
+                    # the caption belongs to the image that is the correct answer
+                    subject = (first if correct == 0 else second)[1]
+                    response = e[f"response_caption_{j}"]
+                records.append(
+                    {
+                        "example_id": e["id"],
+                        "query": query,
+                        "subject": subject,
+                        "options": options,
+                        "correct": correct,
+                        "response": response or "",
+                    }
+                )
+    return records

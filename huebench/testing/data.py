@@ -1,0 +1,57 @@
+"""Small synthetic datasets for tests and smoke runs (made on the fly, deterministic)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from huebench.color import load_system
+
+__all__ = ["make_colorswap_dataset"]
+
+
+def _scene(fg: tuple[int, int, int], bg: tuple[int, int, int], size: int, rng: np.random.Generator) -> Image.Image:
+    arr = np.empty((size, size, 3), dtype=np.float64)
+    arr[:] = bg
+    lo, hi = size // 4, 3 * size // 4
+    arr[lo:hi, lo:hi] = fg
+    arr += rng.normal(0, 3, arr.shape)
+    return Image.fromarray(np.clip(arr, 0, 255).round().astype(np.uint8))
+
+
+def make_colorswap_dataset(
+    out: str | Path, *, n_train: int = 8, n_test: int = 6, size: int = 48, seed: int = 0
+) -> Path:
+    """A Winoground-schema folder: "a {c1} square on a {c2} background" and its colour swap.
+
+    Writes ``out/examples.jsonl`` (id, caption_1, caption_2, image_1, image_2, split) and the PNGs.
+    """
+    out = Path(out)
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    basic = load_system("basic")
+    colors = ["red", "blue", "green", "yellow", "purple", "orange", "black", "white"]
+    pairs = list(itertools.combinations(colors, 2))
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(pairs))
+    lines = []
+    for k in range(n_train + n_test):
+        a, b = pairs[order[k % len(pairs)]]
+        ca, cb = basic.get(a).rgb, basic.get(b).rgb
+        _scene(ca, cb, size, rng).save(out / "images" / f"{k}_1.png")
+        _scene(cb, ca, size, rng).save(out / "images" / f"{k}_2.png")
+        lines.append(
+            {
+                "id": f"ex{k}",
+                "caption_1": f"a {a} square on a {b} background",
+                "caption_2": f"a {b} square on a {a} background",
+                "image_1": f"images/{k}_1.png",
+                "image_2": f"images/{k}_2.png",
+                "split": "train" if k < n_train else "test",
+            }
+        )
+    (out / "examples.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return out
