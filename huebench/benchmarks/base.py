@@ -70,6 +70,8 @@ class Benchmark(ABC):
 _REGISTRY: dict[str, str] = {
     "colornames": "huebench.benchmarks.colornames:ColorNames",
     "colorswap": "huebench.benchmarks.colorswap.benchmark:ColorSwap",
+    "coda": "huebench.benchmarks.coda.benchmark:Coda",
+    "coda-probe": "huebench.benchmarks.coda.probe:CodaProbe",
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import typer
 
 from huebench import __version__
+from huebench.cli.coda import app as coda_app
 from huebench.cli.color import app as color_app
 from huebench.cli.colorswap import app as colorswap_app
 from huebench.cli.listing import app as list_app
@@ -41,6 +42,9 @@ def _root(
 
 app.add_typer(color_app, name="color", help="Colour core: parse, convert, name and compare colours.")
 app.add_typer(list_app, name="list", help="List benchmarks, models and colour systems.")
+app.add_typer(
+    coda_app, name="coda", help="CoDa: build the dataset, reporting bias, corpus counts, representation probes."
+)
 app.add_typer(colorswap_app, name="colorswap", help="ColorSwap: rescore VLM answers, convert logs, fine-tune.")
 
 app.command("run", help="Run a benchmark against a model.")(run_command)
@@ -50,7 +54,6 @@ app.command("report", help="Build an HTML report from one or more run folders.")
 # Benchmark groups the benchmark issues fill; registered now so `huebench --help` shows the shape.
 for _name, _help in (
     ("rainbow", "Rainbow: colour-naming probes over captions."),
-    ("coda", "CoDa: object colour distributions and reporting bias."),
     ("gencolor", "GenColorBench: colour prompts and perceptual scoring for text-to-image models."),
 ):
     app.add_typer(typer.Typer(no_args_is_help=True, help=_help), name=_name, help=_help)

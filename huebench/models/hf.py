@@ -124,17 +124,22 @@ class HFModel(Model):
 
     family = "hf"
 
-    def __init__(self, ident: str, *, spec: str | None = None, config: Any = None, **options: Any):
+    def __init__(
+        self, ident: str, *, spec: str | None = None, config: Any = None, random_init: bool = False, **options: Any
+    ):
         super().__init__(
             spec or f"hf:{ident}",
             **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")},
         )
         self.ident = ident
         self.config = config
-        self._weights = checkpoint_fingerprint(ident)
+        # random_init: the same architecture with freshly initialised weights (seeded) — the
+        # "Random" control of representation probing; the checkpoint's weights are not read.
+        self.random_init = bool(random_init)
+        self._weights = {"random_init_seed": self.seed} if self.random_init else checkpoint_fingerprint(ident)
 
     def fingerprint_parts(self) -> dict[str, Any]:
-        return {**super().fingerprint_parts(), "weights": self._weights}
+        return {**super().fingerprint_parts(), "weights": self._weights, "random_init": self.random_init}
 
     @property
     def torch_dtype(self) -> Any:
@@ -143,7 +148,13 @@ class HFModel(Model):
         return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[self.dtype]
 
     def _from_pretrained(self, cls: Any, **kwargs: Any) -> Any:
-        model = cls.from_pretrained(self.ident, dtype=self.torch_dtype, trust_remote_code=False, **kwargs)
+        if self.random_init:
+            import torch
+
+            torch.manual_seed(self.seed)
+            model = cls.from_config(self.config, **kwargs).to(self.torch_dtype)
+        else:
+            model = cls.from_pretrained(self.ident, dtype=self.torch_dtype, trust_remote_code=False, **kwargs)
         model.to(self.device)
         model.eval()
         return model

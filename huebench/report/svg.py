@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from xml.sax.saxutils import escape as _xml_escape
 
-__all__ = ["bar_chart_svg", "esc", "heatmap_svg", "swatches_svg"]
+__all__ = ["bar_chart_svg", "esc", "heatmap_svg", "line_chart_svg", "scatter_svg", "swatches_svg"]
 
 
 def esc(text: object) -> str:
@@ -152,5 +152,122 @@ def swatches_svg(colors: Sequence[tuple[str, str]], *, size: int = 40) -> str:
         x = i * (size + 60)
         parts.append(f'<rect x="{x}" y="0" width="{size}" height="{size}" fill="{esc(hexcode)}" stroke="#333"/>')
         parts.append(f'<text x="{x}" y="{size + 14}" font-size="10">{esc(label)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_GROUP_COLORS = ("#2166ac", "#b2182b", "#4d9221", "#8c510a", "#762a83")
+
+
+def scatter_svg(
+    points: Sequence[tuple[float, float, str]],
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    identity: bool = False,
+    size: int = 360,
+) -> str:
+    """Scatter plot of ``(x, y, series)`` points with a legend; optional dashed y = x line."""
+    pts = [
+        (float(x), float(y), str(s))
+        for x, y, s in points
+        if x is not None and y is not None and math.isfinite(float(x)) and math.isfinite(float(y))
+    ]
+    lo = min([p[0] for p in pts] + [p[1] for p in pts] + [0.0])
+    hi = max([p[0] for p in pts] + [p[1] for p in pts] + [1.0])
+    span = (hi - lo) or 1.0
+    pad = 45
+
+    def sx(v: float) -> float:
+        return pad + (v - lo) / span * (size - 2 * pad)
+
+    def sy(v: float) -> float:
+        return size - pad - (v - lo) / span * (size - 2 * pad)
+
+    series = sorted({p[2] for p in pts})
+    color = {s: _GROUP_COLORS[i % len(_GROUP_COLORS)] for i, s in enumerate(series)}
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="scatter" width="{size + 120}" height="{size}" role="img" aria-label="{esc(ylabel)} vs {esc(xlabel)}">'
+    ]
+    parts.append(
+        f'<rect x="{pad}" y="{pad}" width="{size - 2 * pad}" height="{size - 2 * pad}" fill="none" stroke="#444"/>'
+    )
+    if identity:
+        parts.append(
+            f'<line x1="{sx(lo):.1f}" y1="{sy(lo):.1f}" x2="{sx(hi):.1f}" y2="{sy(hi):.1f}" stroke="#666" stroke-dasharray="4 3"/>'
+        )
+    for x, y, s in pts:
+        parts.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="2.5" fill="{color[s]}" fill-opacity="0.7"/>')
+    for v in (lo, (lo + hi) / 2, hi):
+        parts.append(f'<text x="{sx(v):.1f}" y="{size - pad + 14}" font-size="10" text-anchor="middle">{v:.3g}</text>')
+        parts.append(f'<text x="{pad - 4}" y="{sy(v) + 3:.1f}" font-size="10" text-anchor="end">{v:.3g}</text>')
+    parts.append(f'<text x="{size / 2}" y="{size - 8}" font-size="11" text-anchor="middle">{esc(xlabel)}</text>')
+    parts.append(
+        f'<text x="12" y="{size / 2}" font-size="11" transform="rotate(-90 12 {size / 2})" text-anchor="middle">{esc(ylabel)}</text>'
+    )
+    for i, s in enumerate(series):
+        parts.append(
+            f'<circle cx="{size + 10}" cy="{pad + 14 * i}" r="4" fill="{color[s]}"/><text x="{size + 18}" y="{pad + 14 * i + 4}" font-size="11">{esc(s)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def line_chart_svg(
+    series: dict[str, Sequence[tuple[float, float]]],
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    log_x: bool = False,
+    width: int = 460,
+    height: int = 300,
+) -> str:
+    """Lines (one per series) of ``(x, y)`` points, optional log-x axis; used for loss-data curves."""
+    all_pts = [(x, y) for pts in series.values() for x, y in pts if y is not None and math.isfinite(y)]
+    if not all_pts:
+        return ""
+
+    def tx(v: float) -> float:
+        return math.log10(v) if log_x else v
+
+    xs = [tx(x) for x, _ in all_pts]
+    ys = [y for _, y in all_pts]
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    y0, y1 = min(ys + [0.0]), max(ys) if max(ys) > min(ys + [0.0]) else min(ys + [0.0]) + 1
+    pad = 50
+
+    def sx(v: float) -> float:
+        return pad + (tx(v) - x0) / (x1 - x0) * (width - 2 * pad)
+
+    def sy(v: float) -> float:
+        return height - pad - (v - y0) / (y1 - y0) * (height - 2 * pad)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="linechart" width="{width + 130}" height="{height}" role="img" aria-label="{esc(ylabel)}">'
+    ]
+    parts.append(
+        f'<rect x="{pad}" y="{pad}" width="{width - 2 * pad}" height="{height - 2 * pad}" fill="none" stroke="#444"/>'
+    )
+    for i, (name, pts) in enumerate(series.items()):
+        c = _GROUP_COLORS[i % len(_GROUP_COLORS)]
+        good = [(x, y) for x, y in pts if y is not None and math.isfinite(y)]
+        path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in good)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{c}" stroke-width="2"/>')
+        for x, y in good:
+            parts.append(
+                f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="2.5" fill="{c}"><title>{esc(name)}: n={x:g}, {y:.4g}</title></circle>'
+            )
+        parts.append(
+            f'<line x1="{width + 5}" y1="{pad + 14 * i}" x2="{width + 20}" y2="{pad + 14 * i}" stroke="{c}" stroke-width="2"/><text x="{width + 24}" y="{pad + 14 * i + 4}" font-size="11">{esc(name)}</text>'
+        )
+    for v in (y0, (y0 + y1) / 2, y1):
+        parts.append(f'<text x="{pad - 4}" y="{sy(v) + 3:.1f}" font-size="10" text-anchor="end">{v:.3g}</text>')
+    xticks = sorted({x for pts in series.values() for x, _ in pts})
+    for v in xticks:
+        parts.append(f'<text x="{sx(v):.1f}" y="{height - pad + 14}" font-size="9" text-anchor="middle">{v:g}</text>')
+    parts.append(f'<text x="{width / 2}" y="{height - 10}" font-size="11" text-anchor="middle">{esc(xlabel)}</text>')
+    parts.append(
+        f'<text x="12" y="{height / 2}" font-size="11" transform="rotate(-90 12 {height / 2})" text-anchor="middle">{esc(ylabel)}</text>'
+    )
     parts.append("</svg>")
     return "".join(parts)

@@ -324,7 +324,7 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             except Exception as exc:
                 recs = [_error_record(s, exc) for s in chunk]
             failed += sum(1 for r in recs if r.get("status") != "ok")
-            out.write_many(recs)
+            out.write_many(json_safe(r) for r in recs)  # NaN → null: records are strict JSON
             done_now += len(chunk)
             rate = done_now / max(time.perf_counter() - t0, 1e-9)
             bar.update(

@@ -55,3 +55,39 @@ def make_colorswap_dataset(
         )
     (out / "examples.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     return out
+
+
+def make_coda_dataset(out: str | Path, *, n_per_split: tuple[int, int, int] = (12, 6, 6), seed: int = 0) -> Path:
+    """A small CoDa-format folder (``objects.jsonl``) with made-up objects and distributions."""
+    from huebench.benchmarks.coda.metrics import COLORS
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    nouns = ["apple", "banana", "car", "shirt", "dog", "cat", "ball", "flower", "tree", "house", "sky", "grass"]
+    rows = []
+    k = 0
+    for split, n in zip(("train", "val", "test"), n_per_split, strict=True):
+        for _ in range(n):
+            noun = nouns[k % len(nouns)]
+            group = ("Single", "Multi", "Any")[k % 3]
+            conc = {"Single": 0.2, "Multi": 1.0, "Any": 5.0}[group]
+            dist = rng.dirichlet(np.full(len(COLORS), conc))
+            rows.append(
+                {
+                    "class_id": f"/m/test{k}",
+                    "display_name": f"{noun.title()} {k}",
+                    "object_s": noun,
+                    "object_pl": noun + "s",
+                    "areis_s": "is",
+                    "areis_pl": "are",
+                    "ngram": noun,
+                    "distribution": dist.tolist(),
+                    "group": group,
+                    "split": split,
+                    "n_annotations": 5,
+                }
+            )
+            k += 1
+    (out / "objects.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return out

@@ -1,0 +1,294 @@
+"""``huebench coda probe``: representation probes with loss-data curves (seed 001 §4.2, Table 8, Fig. 4).
+
+1. Frozen features per object, averaged over its templates: masked LMs at the ``[MASK]`` slot and
+   causal LMs at the token before it (text-masked templates); CLIP's text tower and sentence
+   encoders pooled over the CLIP-style templates.
+2. A probe — MLP 512-512 with ReLU and dropout 0.1 — maps features to the 11-colour distribution,
+   trained with the soft-label cross-entropy, Adam (lr 1e-4), a fixed number of full-batch steps
+   (4000 as in the paper).
+3. Train sizes: 10 log-spaced sizes from 1 to the number of training objects, nested within each
+   seed (seed s permutes the training objects; size n takes the first n), × 5 seeds.
+4. Each probe is evaluated on held-out objects: the **val** split (for choosing between models or
+   settings) and the **test** split (for reporting) — upstream evaluated on test only.
+5. With L(n) the held-out D_JS averaged over seeds (n_0 = 0):
+   MDL = Σ (n_i − n_{i−1}) L(n_i), SDL_ε = Σ (n_i − n_{i−1}) max(L(n_i) − ε, 0),
+   εSC = the smallest n_i with L(n_i) ≤ ε, else "> n_max" — reported cumulatively at every size.
+
+Feature extraction is what touches the model (cached per object and template set); the probes
+are trained in ``metrics`` from the stored features, so ``huebench rescore`` recomputes them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.coda.dataset import CodaObject, load_dataset, object_prompts
+from huebench.benchmarks.coda.metrics import COLORS, avg_correlation, js_divergence
+from huebench.errors import HuebenchError
+from huebench.models.base import Capability, Model
+
+__all__ = ["CodaProbe", "description_lengths", "train_probe"]
+
+
+def train_probe(
+    x: np.ndarray, y: np.ndarray, *, steps: int, seed: int, lr: float = 1e-4, hidden: int = 512, dropout: float = 0.1
+) -> Any:
+    """Train the MLP probe on features ``x`` → distributions ``y``; returns the model (eval mode)."""
+    import torch
+
+    torch.manual_seed(seed)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(x.shape[1], hidden),
+        torch.nn.ReLU(),
+        torch.nn.Dropout(dropout),
+        torch.nn.Linear(hidden, hidden),
+        torch.nn.ReLU(),
+        torch.nn.Dropout(dropout),
+        torch.nn.Linear(hidden, y.shape[1]),
+    )
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    xt, yt = torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
+    net.train()
+    for _ in range(steps):
+        loss = -(yt * torch.log_softmax(net(xt), dim=-1)).sum(-1).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    net.eval()
+    return net
+
+
+def _predict(net: Any, x: np.ndarray) -> np.ndarray:
+    import torch
+
+    with torch.inference_mode():
+        return torch.softmax(net(torch.tensor(x, dtype=torch.float32)), dim=-1).numpy().astype(np.float64)
+
+
+def description_lengths(sizes: Sequence[int], losses: Sequence[float], epsilon: float) -> list[dict[str, Any]]:
+    """Cumulative MDL, SDL_ε and εSC at each size of the loss-data curve."""
+    out, mdl, sdl, prev, sc = [], 0.0, 0.0, 0, None
+    for n, loss in zip(sizes, losses, strict=True):
+        mdl += (n - prev) * loss
+        sdl += (n - prev) * max(loss - epsilon, 0.0)
+        prev = n
+        if sc is None and loss <= epsilon:
+            sc = n
+        out.append(
+            {"n": n, "loss": loss, "mdl": mdl, "sdl": sdl, "sample_complexity": sc if sc is not None else f"> {n}"}
+        )
+    return out
+
+
+class CodaProbe(Benchmark):
+    name = "coda-probe"
+    description = "CoDa representation probes: MLP on frozen features, loss-data curves, MDL / SDL / εSC"
+    capabilities = (Capability.TEXT_FEATURES,)
+
+    def __init__(
+        self,
+        seed: int = 0,
+        dataset: str | None = None,
+        steps: int = 4000,
+        seeds: int = 5,
+        points: int = 10,
+        epsilon: float = 0.1,
+        **options: Any,
+    ):
+        super().__init__(
+            seed=seed, dataset=dataset, steps=steps, seeds=seeds, points=points, epsilon=epsilon, **options
+        )
+        if dataset is None:
+            raise HuebenchError(
+                "coda-probe needs its dataset: -o dataset=DIR (from `huebench coda build`) or hf:corypaik/coda"
+            )
+        self.seed, self.dataset, self.steps, self.n_seeds, self.points, self.epsilon = (
+            seed,
+            dataset,
+            int(steps),
+            int(seeds),
+            int(points),
+            float(epsilon),
+        )
+        self._objects: dict[str, CodaObject] | None = None
+
+    def objects(self) -> dict[str, CodaObject]:
+        if self._objects is None:
+            self._objects = {o.class_id: o for o in load_dataset(self.dataset)}  # type: ignore[arg-type]
+        return self._objects
+
+    def samples(self) -> list[Sample]:
+        return [Sample(o.class_id, {"name": o.display_name}) for o in self.objects().values()]
+
+    def _feature_plan(self, model: Model) -> tuple[str, str]:
+        if model.supports(Capability.MASKED_LM):
+            return "text-masked", "mask"
+        if model.supports(Capability.CAUSAL_LM):
+            return "text-masked", "pre-mask"
+        return "clip-imagenet", "pooled"
+
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+        self.check_model(model)
+        kind, position = self._feature_plan(model)
+        objs = [self.objects()[s.id] for s in samples]
+        prompts = [object_prompts(o, kind) for o in objs]
+        reqs = [{"text": t, "position": position} for ps in prompts for _, t in ps]
+        outs = ctx.call(
+            "text-features", reqs, lambda rs: list(model.text_features([r["text"] for r in rs], position=position))
+        )
+        k = 0
+        for o, ps in zip(objs, prompts, strict=True):
+            feats = np.mean([np.asarray(outs[k + j]["output"], dtype=np.float64) for j in range(len(ps))], axis=0)
+            k += len(ps)
+            yield {
+                "id": o.class_id,
+                "status": "ok",
+                "name": o.display_name,
+                "group": o.group,
+                "split": o.split,
+                "truth": o.distribution,
+                "features": [float(v) for v in feats],
+                "feature_source": f"{kind} templates, position {position}, mean of {len(ps)}",
+                "reason": f"{len(ps)} templates → {len(feats)}-d feature",
+                "batch_size": outs[k - 1]["batch_size"],
+            }
+
+    def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        by_split = {s: [r for r in records if r["split"] == s] for s in ("train", "val", "test")}
+        train = by_split["train"]
+        if not train or not by_split["val"] or not by_split["test"]:
+            raise HuebenchError("coda-probe needs objects in the train, val and test splits")
+        x_train = np.array([r["features"] for r in train])
+        y_train = np.array([r["truth"] for r in train])
+        # standardise with training statistics so one learning rate suits every encoder
+        mu, sd = x_train.mean(axis=0), x_train.std(axis=0) + 1e-6
+        held = {s: (np.array([r["features"] for r in by_split[s]]) - mu) / sd for s in ("val", "test")}
+        truth = {s: np.array([r["truth"] for r in by_split[s]]) for s in ("val", "test")}
+        n_max = len(train)
+        sizes = sorted({int(round(v)) for v in np.logspace(0, math.log10(n_max), self.points)})
+        curve: dict[str, dict[int, list[dict[str, float]]]] = {
+            "val": {n: [] for n in sizes},
+            "test": {n: [] for n in sizes},
+        }
+        for s in range(self.n_seeds):
+            order = np.random.default_rng(self.seed * 1000 + s).permutation(n_max)
+            for n in sizes:
+                idx = order[:n]
+                net = train_probe((x_train[idx] - mu) / sd, y_train[idx], steps=self.steps, seed=self.seed * 1000 + s)
+                for split in ("val", "test"):
+                    pred = _predict(net, held[split])
+                    curve[split][n].append(
+                        {
+                            "js": float(
+                                np.mean([js_divergence(p, t) for p, t in zip(pred, truth[split], strict=True)])
+                            ),
+                            "avg_correlation": float(
+                                np.nanmean(
+                                    [100.0 * avg_correlation(p, t) for p, t in zip(pred, truth[split], strict=True)]
+                                )
+                            ),
+                        }
+                    )
+        out: dict[str, Any] = {
+            "sizes": sizes,
+            "seeds": self.n_seeds,
+            "steps": self.steps,
+            "epsilon": self.epsilon,
+            "n_train": n_max,
+            "colors": list(COLORS),
+        }
+        for split in ("val", "test"):
+            js = [float(np.mean([c["js"] for c in curve[split][n]])) for n in sizes]
+            corr = [float(np.mean([c["avg_correlation"] for c in curve[split][n]])) for n in sizes]
+            js_sd = [
+                float(np.std([c["js"] for c in curve[split][n]], ddof=1)) if self.n_seeds > 1 else 0.0 for n in sizes
+            ]
+            out[split] = {
+                "js": js,
+                "js_std": js_sd,
+                "avg_correlation": corr,
+                "description_lengths": description_lengths(sizes, js, self.epsilon),
+            }
+        final = out["test"]["description_lengths"][-1]
+        out["summary"] = {
+            "mdl": final["mdl"],
+            "sdl": final["sdl"],
+            "sample_complexity": final["sample_complexity"],
+            "final_js": out["test"]["js"][-1],
+            "final_avg_correlation": out["test"]["avg_correlation"][-1],
+        }
+        return out
+
+    def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
+        from huebench.report.html import Section, fmt_num
+        from huebench.report.svg import line_chart_svg
+
+        m = results["metrics"]
+        sizes = m["sizes"]
+        sections = []
+        for split in ("test", "val"):
+            rows = [
+                [
+                    d["n"],
+                    fmt_num(js, 3),
+                    fmt_num(d["mdl"], 2),
+                    ("" if d["sdl"] > 0 or not isinstance(d["sample_complexity"], str) else "> ")
+                    + fmt_num(d["sdl"], 2),
+                    str(d["sample_complexity"]),
+                    fmt_num(corr, 1),
+                ]
+                for d, js, corr in zip(
+                    m[split]["description_lengths"], m[split]["js"], m[split]["avg_correlation"], strict=True
+                )
+            ]
+            sections.append(
+                Section(
+                    f"Table 8 shape ({split} objects; ε = {m['epsilon']})",
+                    table={
+                        "columns": [
+                            "n train objects",
+                            "D_JS",
+                            "MDL",
+                            f"SDL ε={m['epsilon']}",
+                            f"εSC ε={m['epsilon']}",
+                            "Avg. corr.",
+                        ],
+                        "rows": rows,
+                    },
+                    note="Cumulative up to each n: MDL = Σ Δn·L(n), SDL = Σ Δn·max(L(n) − ε, 0), L = held-out D_JS averaged over seeds.",
+                )
+            )
+        sections.append(
+            Section(
+                "Loss-data curve: held-out D_JS",
+                svg=line_chart_svg(
+                    {
+                        "test": list(zip(sizes, m["test"]["js"], strict=True)),
+                        "val": list(zip(sizes, m["val"]["js"], strict=True)),
+                    },
+                    xlabel="training objects (log)",
+                    ylabel="D_JS",
+                    log_x=True,
+                ),
+            )
+        )
+        sections.append(
+            Section(
+                "Loss-data curve: Avg. correlation (ρ+τ)/2",
+                svg=line_chart_svg(
+                    {
+                        "test": list(zip(sizes, m["test"]["avg_correlation"], strict=True)),
+                        "val": list(zip(sizes, m["val"]["avg_correlation"], strict=True)),
+                    },
+                    xlabel="training objects (log)",
+                    ylabel="Avg. corr. (×100)",
+                    log_x=True,
+                ),
+            )
+        )
+        return sections
