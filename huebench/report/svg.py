@@ -233,7 +233,8 @@ def line_chart_svg(
     xs = [tx(x) for x, _ in all_pts]
     ys = [y for _, y in all_pts]
     x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
-    y0, y1 = min(ys + [0.0]), max(ys) if max(ys) > min(ys + [0.0]) else min(ys + [0.0]) + 1
+    y0 = min(*ys, 0.0)
+    y1 = max(ys) if max(ys) > y0 else y0 + 1
     pad = 50
 
     def sx(v: float) -> float:

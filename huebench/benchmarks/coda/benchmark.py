@@ -152,7 +152,7 @@ class Coda(Benchmark):
                 "batch_size": outs[k - 1]["batch_size"],
             }
             if counts is not None:
-                n_o, vec = counts.get(o.class_id, (0.0, np.zeros(len(COLORS))))
+                _, vec = counts.get(o.class_id, (0.0, np.zeros(len(COLORS))))
                 ng = object_metrics(vec, o.distribution)
                 rec["ngram"] = {"spearman": ng["spearman"], "kendall": ng["kendall"]}
                 vs = object_metrics(vec, best["distribution"]) if vec.sum() > 0 else {"avg_correlation": math.nan}

@@ -110,7 +110,7 @@ def ground_truth(annotations: Iterable[tuple[str, np.ndarray]]) -> tuple[dict[st
     """
     rows: dict[str, list[list[Fraction]]] = defaultdict(list)
     for obj, vec in annotations:
-        ints = [int(round(v)) for v in vec]
+        ints = [round(float(v)) for v in vec]
         total = sum(ints)
         if total > 0:
             rows[obj].append([Fraction(v, total) for v in ints])

@@ -170,7 +170,7 @@ class CodaProbe(Benchmark):
         held = {s: (np.array([r["features"] for r in by_split[s]]) - mu) / sd for s in ("val", "test")}
         truth = {s: np.array([r["truth"] for r in by_split[s]]) for s in ("val", "test")}
         n_max = len(train)
-        sizes = sorted({int(round(v)) for v in np.logspace(0, math.log10(n_max), self.points)})
+        sizes = sorted({round(float(v)) for v in np.logspace(0, math.log10(n_max), self.points)})
         curve: dict[str, dict[int, list[dict[str, float]]]] = {
             "val": {n: [] for n in sizes},
             "test": {n: [] for n in sizes},
