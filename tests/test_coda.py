@@ -3,7 +3,6 @@
 import json
 import math
 from importlib import metadata
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +24,7 @@ from huebench.benchmarks.coda.probe import description_lengths
 from huebench.cli import app
 from huebench.runs.runner import RunOptions, evaluate, rescore, run
 from huebench.testing.data import make_coda_dataset
+from tests.conftest import SHARED_DATA
 
 TABLE4 = {  # seed 001, Table 4: Freq, ρ mean±std, τ mean±std, Acc@1, D_JS mean±std
     "ngram-counts-gbc": {
@@ -48,8 +48,8 @@ DECIMALS = (2, 1, 1, 1, 1, 1, 2, 2)
 
 
 @pytest.fixture(scope="module")
-def coda_dir(tmp_path_factory, request):
-    shared = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "coda"
+def coda_dir(tmp_path_factory):
+    shared = SHARED_DATA / "coda"
     if not shared.is_dir():
         pytest.skip(f"reference data not found at {shared}")
     out = tmp_path_factory.mktemp("coda")
@@ -89,7 +89,7 @@ def test_dataset_facts(coda_dir):
 
 
 def test_table_4_reproduced(coda_dir):
-    counts = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "coda"
+    counts = SHARED_DATA / "coda"
     args = ["coda", "reporting-bias", "--dataset", str(coda_dir), "--json"]
     for stem in TABLE4:
         args += ["--counts", str(counts / f"{stem}.csv")]

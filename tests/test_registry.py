@@ -118,8 +118,12 @@ def test_list_models_json_and_benchmarks():
     assert all({"alias", "source", "capabilities"} <= set(r) for r in rows)
     only = json.loads(runner.invoke(app, ["list", "models", "--json", "--capability", "text-to-image"]).output)
     assert {r["alias"] for r in only} >= {"sd3", "flux.1", "random"} and "gpt2" not in {r["alias"] for r in only}
-    benches = json.loads(runner.invoke(app, ["list", "benchmarks", "--json"]).output)
-    assert benches[0]["name"] == "colornames" and "image-text-score" in benches[0]["capabilities"]
+    benches = {b["name"]: b for b in json.loads(runner.invoke(app, ["list", "benchmarks", "--json"]).output)}
+    assert {"colornames", "colorswap", "coda", "coda-probe", "rainbow", "rainbow-baseline"} <= set(benches)
+    assert "image-text-score" in benches["colornames"]["capabilities"] and benches["coda"]["capabilities"] == [
+        "masked-lm",
+        "causal-lm",
+    ]
 
 
 def test_hf_unknown_folder_is_a_clear_error(tmp_path):

@@ -72,6 +72,8 @@ _REGISTRY: dict[str, str] = {
     "colorswap": "huebench.benchmarks.colorswap.benchmark:ColorSwap",
     "coda": "huebench.benchmarks.coda.benchmark:Coda",
     "coda-probe": "huebench.benchmarks.coda.probe:CodaProbe",
+    "rainbow": "huebench.benchmarks.rainbow.benchmark:Rainbow",
+    "rainbow-baseline": "huebench.benchmarks.rainbow.benchmark:RainbowBaseline",
 }
 
 

@@ -14,6 +14,7 @@ from huebench.cli.coda import app as coda_app
 from huebench.cli.color import app as color_app
 from huebench.cli.colorswap import app as colorswap_app
 from huebench.cli.listing import app as list_app
+from huebench.cli.rainbow import app as rainbow_app
 from huebench.cli.runs import report_command, rescore_command, run_command
 
 app = typer.Typer(
@@ -45,6 +46,7 @@ app.add_typer(list_app, name="list", help="List benchmarks, models and colour sy
 app.add_typer(
     coda_app, name="coda", help="CoDa: build the dataset, reporting bias, corpus counts, representation probes."
 )
+app.add_typer(rainbow_app, name="rainbow", help="Rainbow: import captions, build probes, language-only baseline.")
 app.add_typer(colorswap_app, name="colorswap", help="ColorSwap: rescore VLM answers, convert logs, fine-tune.")
 
 app.command("run", help="Run a benchmark against a model.")(run_command)
@@ -52,10 +54,7 @@ app.command("rescore", help="Recompute results.json from a run's records (no mod
 app.command("report", help="Build an HTML report from one or more run folders.")(report_command)
 
 # Benchmark groups the benchmark issues fill; registered now so `huebench --help` shows the shape.
-for _name, _help in (
-    ("rainbow", "Rainbow: colour-naming probes over captions."),
-    ("gencolor", "GenColorBench: colour prompts and perceptual scoring for text-to-image models."),
-):
+for _name, _help in (("gencolor", "GenColorBench: colour prompts and perceptual scoring for text-to-image models."),):
     app.add_typer(typer.Typer(no_args_is_help=True, help=_help), name=_name, help=_help)
 
 

@@ -1,0 +1,483 @@
+"""``huebench run rainbow`` (image-text matching on Rainbow probes) and the language-only baseline.
+
+A sample is one caption with all its probes: each distinct (image, text) — the matching caption
+and every foil — is scored once, although the matching caption belongs to up to 10 replacement
+probes and a swap; the saved forward passes are counted and reported.
+
+Decisions (seed 000 §4.3, §5.3):
+
+- ITM heads (BLIP, FLAVA): accept a description when P(match) > 0.5;
+- VLMs: the paper's prompt "Does the following sentence match this image?\\n<description>\\nPlease
+  answer with either 'yes' or 'no'." — accept when P(yes) > 0.5 (``-o vlm=prob``, default) or when
+  the generated answer starts with yes (``-o vlm=parse``);
+- contrastive models have no binary head: the *ranking* variant counts a probe as right when the
+  matching description scores above the foil. It is reported as "ranking accuracy", a different
+  metric from pair-wise accuracy, never mixed with it.
+
+Pair-wise accuracy: accept the match AND reject the foil (chance 0.25). Also plain accuracy over
+the two tuples, precision and recall (positive = "matches").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.rainbow.probes import COLORS
+from huebench.errors import HuebenchError
+from huebench.images import load_image, resolve_under
+from huebench.io import InputFileError, read_jsonl
+from huebench.models.base import Capability, Model, VLMQuery
+
+__all__ = ["VLM_PROMPT", "Rainbow", "RainbowBaseline", "load_probes"]
+
+VLM_PROMPT = "Does the following sentence match this image?\n{description}\nPlease answer with either 'yes' or 'no'."
+PROBE_FIELDS = ("id", "caption_id", "image", "kind", "text", "foil", "original_color", "foil_color", "relation")
+
+
+def load_probes(folder: str | Path, kinds: Sequence[str] = ("replacement", "swap")) -> dict[str, list[dict[str, Any]]]:
+    """Probes grouped by caption id, in file order."""
+    folder = Path(folder)
+    files = {"replacement": folder / "replacements.jsonl", "swap": folder / "swaps.jsonl"}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for kind in kinds:
+        if kind not in files:
+            raise HuebenchError(f"unknown probe kind {kind!r}; use replacement and/or swap")
+        if not files[kind].exists():
+            raise InputFileError(f"{files[kind]}: not found; build probes with `huebench rainbow build`")
+        for _, p in read_jsonl(files[kind], required=PROBE_FIELDS):
+            groups.setdefault(str(p["caption_id"]), []).append(p)
+    if not groups:
+        raise InputFileError(f"{folder}: no probes")
+    return groups
+
+
+def _rates(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    if n == 0:
+        return {"n": 0}
+    tp = sum(r["match_accepted"] for r in rows)
+    fp = sum(not r["foil_rejected"] for r in rows)
+    tn = n - fp
+    return {
+        "n": n,
+        "pairwise_accuracy": float(np.mean([r["pair_correct"] for r in rows])),
+        "accuracy": (tp + tn) / (2 * n),
+        "precision": tp / (tp + fp) if tp + fp else None,
+        "recall": tp / n,
+    }
+
+
+def _pair_table(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
+    """11×11 matrix (original colour → foil colour) of mean ``key``, and relation macro-averages."""
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    rel: dict[tuple[str, str], str] = {}
+    for r in rows:
+        cells[(r["original_color"], r["foil_color"])].append(float(r[key]))
+        rel[(r["original_color"], r["foil_color"])] = r["relation"]
+    matrix = [[float(np.mean(cells[(a, b)])) if cells.get((a, b)) else None for b in COLORS] for a in COLORS]
+    macro = {}
+    for name in ("adjacent", "complementary", "other", "all"):
+        vals = [float(np.mean(v)) for pair, v in cells.items() if name == "all" or rel[pair] == name]
+        macro[name] = float(np.mean(vals)) if vals else None
+    return {
+        "labels": list(COLORS),
+        "matrix": matrix,
+        "counts": [[len(cells.get((a, b), [])) for b in COLORS] for a in COLORS],
+        "macro": macro,
+    }
+
+
+class _RainbowBase(Benchmark):
+    def __init__(self, seed: int = 0, probes: str | None = None, kinds: str = "replacement,swap", **options: Any):
+        super().__init__(seed=seed, probes=probes, kinds=kinds, **options)
+        if probes is None:
+            raise HuebenchError(f"{self.name} needs probes: -o probes=DIR (from `huebench rainbow build`)")
+        self.seed, self.probes_dir = seed, probes
+        self.kinds = tuple(k.strip() for k in str(kinds).split(",") if k.strip())
+        self._groups: dict[str, list[dict[str, Any]]] | None = None
+
+    def groups(self) -> dict[str, list[dict[str, Any]]]:
+        if self._groups is None:
+            self._groups = load_probes(self.probes_dir, self.kinds)
+        return self._groups
+
+    def samples(self) -> list[Sample]:
+        return [Sample(cid, {"n_probes": len(ps)}) for cid, ps in self.groups().items()]
+
+
+class Rainbow(_RainbowBase):
+    name = "rainbow"
+    description = "Rainbow colour-naming probes: pair-wise accuracy of binary image-text matching"
+    capabilities = (Capability.ITM, Capability.VLM, Capability.IMAGE_TEXT_SCORE)
+
+    def __init__(
+        self,
+        seed: int = 0,
+        probes: str | None = None,
+        images: str | None = None,
+        kinds: str = "replacement,swap",
+        vlm: str = "prob",
+        rgb: str | None = None,
+        **options: Any,
+    ):
+        super().__init__(seed=seed, probes=probes, kinds=kinds, images=images, vlm=vlm, rgb=rgb, **options)
+        if images is None:
+            raise HuebenchError("rainbow needs the images: -o images=ROOT (probe image paths are relative to it)")
+        if vlm not in ("prob", "parse"):
+            raise HuebenchError(f"vlm must be prob or parse, got {vlm!r}")
+        self.images_root, self.vlm_mode, self.rgb = images, vlm, rgb
+
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+        cap = self.check_model(model)
+        groups = self.groups()
+        plans = []
+        reqs: list[dict[str, Any]] = []
+        for s in samples:
+            ps = groups[s.id]
+            image_path = resolve_under(self.images_root, ps[0]["image"], what="image")
+            img = np.asarray(load_image(image_path))
+            texts = list(dict.fromkeys([ps[0]["text"], *(p["foil"] for p in ps)]))
+            plans.append((s, ps, texts, len(reqs)))
+            if cap is Capability.IMAGE_TEXT_SCORE:
+                reqs.append({"image": img, "texts": texts})
+            else:
+                reqs.extend({"image": img, "text": t} for t in texts)
+        from PIL import Image
+
+        if cap is Capability.ITM:
+            outs = ctx.call(
+                "itm",
+                reqs,
+                lambda rs: model.match_probability([Image.fromarray(r["image"]) for r in rs], [r["text"] for r in rs]),
+            )
+        elif cap is Capability.VLM and self.vlm_mode == "prob":
+            outs = ctx.call(
+                "vlm-yes",
+                reqs,
+                lambda rs: model.yes_probability(
+                    [VLMQuery((Image.fromarray(r["image"]), VLM_PROMPT.format(description=r["text"])), 1) for r in rs]
+                ),
+            )
+        elif cap is Capability.VLM:
+            gen = ctx.call(
+                "vlm-generate",
+                [{**r, "max_new_tokens": 8} for r in reqs],
+                lambda rs: model.generate(
+                    [VLMQuery((Image.fromarray(r["image"]), VLM_PROMPT.format(description=r["text"])), 8) for r in rs]
+                ),
+            )
+            outs = [
+                {
+                    "output": 1.0 if str(o["output"]).strip().lower().startswith("yes") else 0.0,
+                    "raw": o["output"],
+                    "batch_size": o["batch_size"],
+                }
+                for o in gen
+            ]
+        else:
+            outs = ctx.call(
+                "image-text-score",
+                reqs,
+                lambda rs: [model.score([Image.fromarray(r["image"])], r["texts"])[0] for r in rs],
+            )
+        for s, ps, texts, start in plans:
+            if cap is Capability.IMAGE_TEXT_SCORE:
+                scores = dict(zip(texts, [float(v) for v in outs[start]["output"]], strict=True))
+                bs = outs[start]["batch_size"]
+                raw = None
+            else:
+                scores = {t: float(outs[start + k]["output"]) for k, t in enumerate(texts)}
+                bs = outs[start]["batch_size"]
+                raw = (
+                    {t: outs[start + k].get("raw") for k, t in enumerate(texts)}
+                    if cap is Capability.VLM and self.vlm_mode == "parse"
+                    else None
+                )
+            probe_recs = []
+            for p in ps:
+                sm, sf = scores[p["text"]], scores[p["foil"]]
+                if cap is Capability.IMAGE_TEXT_SCORE:
+                    right = sm > sf
+                    probe_recs.append(
+                        {
+                            "id": p["id"],
+                            "kind": p["kind"],
+                            "original_color": p["original_color"],
+                            "foil_color": p["foil_color"],
+                            "relation": p["relation"],
+                            "mention_index": p.get("mention_index"),
+                            "ranking_correct": right,
+                        }
+                    )
+                else:
+                    acc, rej = sm > 0.5, sf <= 0.5
+                    probe_recs.append(
+                        {
+                            "id": p["id"],
+                            "kind": p["kind"],
+                            "original_color": p["original_color"],
+                            "foil_color": p["foil_color"],
+                            "relation": p["relation"],
+                            "mention_index": p.get("mention_index"),
+                            "match_accepted": acc,
+                            "foil_rejected": rej,
+                            "pair_correct": acc and rej,
+                        }
+                    )
+            key = "ranking_correct" if cap is Capability.IMAGE_TEXT_SCORE else "pair_correct"
+            n_right = sum(r[key] for r in probe_recs)
+            rec = {
+                "id": s.id,
+                "status": "ok",
+                "image": ps[0]["image"],
+                "source": ps[0].get("source", ""),
+                "text": ps[0]["text"],
+                "decision_rule": {
+                    Capability.ITM: "P(match) > 0.5",
+                    Capability.VLM: f"VLM yes ({self.vlm_mode})",
+                    Capability.IMAGE_TEXT_SCORE: "ranking: s(match) > s(foil)",
+                }[cap],
+                "scores": scores,
+                "probes": probe_recs,
+                "forward_passes": len(texts),
+                "naive_passes": 2 * len(ps),
+                "reason": f"{n_right}/{len(ps)} probes right; {len(texts)} distinct (image, text) scored instead of {2 * len(ps)}",
+                "batch_size": bs,
+            }
+            if raw is not None:
+                rec["raw_answers"] = raw
+            yield rec
+
+    def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        probes = [dict(p, source=r["source"], caption_id=r["id"]) for r in records for p in r["probes"]]
+        ranking = bool(probes) and "ranking_correct" in probes[0]
+        key = "ranking_correct" if ranking else "pair_correct"
+        out: dict[str, Any] = {
+            "metric": "ranking accuracy (contrastive: matching above foil; chance 0.5)"
+            if ranking
+            else "pair-wise accuracy (accept match and reject foil; chance 0.25)",
+            "forward_passes": sum(r["forward_passes"] for r in records),
+            "naive_passes": sum(r["naive_passes"] for r in records),
+        }
+        out["passes_saved"] = out["naive_passes"] - out["forward_passes"]
+        sources = sorted({p["source"] for p in probes})
+        for kind in ("replacement", "swap"):
+            rows = [p for p in probes if p["kind"] == kind]
+            if not rows:
+                continue
+            table: dict[str, Any] = {}
+            for src in [*sources, "all"]:
+                sub = [p for p in rows if src == "all" or p["source"] == src]
+                if not sub:
+                    continue
+                entry = {"n": len(sub), "score": float(np.mean([p[key] for p in sub]))} if ranking else _rates(sub)
+                entry["by_pair"] = _pair_table(sub, key)
+                table[src] = entry
+            out[kind] = table
+        if self.rgb and not ranking:
+            out["rgb_hues"] = self._rgb_analysis(probes)
+        return out
+
+    def _rgb_analysis(self, probes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Figure 11: average colour of mentions whose adjacent-colour foil was accepted vs rejected."""
+        from huebench.color import lab_to_srgb, parse, srgb_to_lab
+        from huebench.io import read_table
+
+        hexes = {}
+        for line, row in read_table(self.rgb, required=("caption_id", "mention_index", "hex")):
+            try:
+                hexes[(row["caption_id"], int(row["mention_index"]))] = parse(row["hex"])
+            except Exception as exc:
+                raise InputFileError(f"{self.rgb}:{line}: {exc}") from None
+        cells: dict[str, dict[str, list[np.ndarray]]] = defaultdict(lambda: {"accepted": [], "rejected": []})
+        for p in probes:
+            c = hexes.get((p["caption_id"], p.get("mention_index")))
+            if c is None or p["kind"] != "replacement" or p["relation"] != "adjacent":
+                continue
+            cells[f"{p['original_color']}→{p['foil_color']}"]["rejected" if p["foil_rejected"] else "accepted"].append(
+                srgb_to_lab(np.array(c.srgb))
+            )
+        out = {}
+        for pair, d in sorted(cells.items()):
+            out[pair] = {}
+            for k, labs in d.items():
+                if labs:
+                    rgb = np.clip(lab_to_srgb(np.mean(labs, axis=0)), 0, 1)
+                    out[pair][k] = {"n": len(labs), "hex": "#{:02X}{:02X}{:02X}".format(*(round(v * 255) for v in rgb))}
+        return out
+
+    def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
+        from huebench.report.html import Section, fmt_num
+        from huebench.report.svg import heatmap_svg, swatches_svg
+
+        m = results["metrics"]
+        ranking = m["metric"].startswith("ranking")
+        sections = [
+            Section(
+                "Metric",
+                note=f"{m['metric']}. Distinct (image, text) pairs scored: {m['forward_passes']} instead of {m['naive_passes']} ({m['passes_saved']} forward passes saved).",
+            )
+        ]
+        for kind, title in (
+            ("replacement", "Colour replacements (Table 3 shape)"),
+            ("swap", "Colour swaps (Table 4 shape)"),
+        ):
+            if kind not in m:
+                continue
+            rows = []
+            for src, e in m[kind].items():
+                macro = e["by_pair"]["macro"]
+                if ranking:
+                    rows.append(
+                        [
+                            src,
+                            e["n"],
+                            fmt_num(e["score"]),
+                            fmt_num(macro["complementary"]),
+                            fmt_num(macro["adjacent"]),
+                            fmt_num(macro["all"]),
+                        ]
+                    )
+                else:
+                    rows.append(
+                        [
+                            src,
+                            e["n"],
+                            fmt_num(e["pairwise_accuracy"]),
+                            fmt_num(macro["complementary"]),
+                            fmt_num(macro["adjacent"]),
+                            fmt_num(macro["all"]),
+                            fmt_num(e["accuracy"]),
+                            fmt_num(e["precision"]),
+                            fmt_num(e["recall"]),
+                        ]
+                    )
+            cols = [
+                "source",
+                "probes",
+                "ranking acc." if ranking else "pair-wise acc.",
+                "⚡ complementary (macro)",
+                "~ adjacent (macro)",
+                "all pairs (macro)",
+            ]
+            if not ranking:
+                cols += ["accuracy", "precision", "recall"]
+            sections.append(Section(title, table={"columns": cols, "rows": rows}))
+        for src, e in m.get("replacement", {}).items():
+            bp = e["by_pair"]
+            sections.append(
+                Section(
+                    f"Figure 6 shape — {src}: {'ranking' if ranking else 'pair-wise'} accuracy per colour pair (rows: original, columns: replacement)",
+                    svg=heatmap_svg(bp["matrix"], bp["labels"], bp["labels"], vmin=0.0, vmax=1.0),
+                )
+            )
+        if m.get("rgb_hues"):
+            sw = []
+            for pair, d in m["rgb_hues"].items():
+                for k in ("accepted", "rejected"):
+                    if k in d:
+                        sw.append((f"{pair} {k} (n={d[k]['n']})", d[k]["hex"]))
+            sections.append(
+                Section(
+                    "Figure 11 shape: average annotated colour when the adjacent foil was accepted vs rejected",
+                    svg=swatches_svg(sw),
+                )
+            )
+        return sections
+
+
+class RainbowBaseline(_RainbowBase):
+    """Language-only baseline (§5.2, Table 2, Figure 8): is the matching description more likely?"""
+
+    name = "rainbow-baseline"
+    description = "Rainbow language-only baseline: pseudo-log-likelihood of description vs foil"
+    capabilities = (Capability.MASKED_LM,)
+
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+        self.check_model(model)
+        groups = self.groups()
+        plans, reqs = [], []
+        for s in samples:
+            ps = groups[s.id]
+            texts = list(dict.fromkeys([ps[0]["text"], *(p["foil"] for p in ps)]))
+            plans.append((s, ps, texts, len(reqs)))
+            reqs.extend({"sentence": t} for t in texts)
+        outs = ctx.call(
+            "pll", reqs, lambda rs: [r.total for r in model.pseudo_log_likelihood([x["sentence"] for x in rs])]
+        )
+        for s, ps, texts, start in plans:
+            pll = {t: float(outs[start + k]["output"]) for k, t in enumerate(texts)}
+            probe_recs = [
+                {
+                    "id": p["id"],
+                    "kind": p["kind"],
+                    "original_color": p["original_color"],
+                    "foil_color": p["foil_color"],
+                    "relation": p["relation"],
+                    "match_more_likely": pll[p["text"]] > pll[p["foil"]],
+                }
+                for p in ps
+            ]
+            yield {
+                "id": s.id,
+                "status": "ok",
+                "source": ps[0].get("source", ""),
+                "text": ps[0]["text"],
+                "pll": pll,
+                "probes": probe_recs,
+                "reason": f"matching description more likely in {sum(r['match_more_likely'] for r in probe_recs)}/{len(ps)} probes",
+                "batch_size": outs[start]["batch_size"],
+            }
+
+    def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        probes = [dict(p, source=r["source"]) for r in records for p in r["probes"]]
+        out: dict[str, Any] = {
+            "metric": "share of probes whose matching description has the higher pseudo-log-likelihood (chance 0.5)"
+        }
+        sources = sorted({p["source"] for p in probes})
+        for kind in ("replacement", "swap"):
+            rows = [p for p in probes if p["kind"] == kind]
+            if rows:
+                out[kind] = {
+                    src: {
+                        "n": len(sub),
+                        "share": float(np.mean([p["match_more_likely"] for p in sub])),
+                        "by_pair": _pair_table(sub, "match_more_likely"),
+                    }
+                    for src in [*sources, "all"]
+                    if (sub := [p for p in rows if src == "all" or p["source"] == src])
+                }
+        return out
+
+    def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
+        from huebench.report.html import Section, fmt_num
+        from huebench.report.svg import heatmap_svg
+
+        m = results["metrics"]
+        rows = [
+            [kind, src, e["n"], fmt_num(e["share"], 2)]
+            for kind in ("replacement", "swap")
+            for src, e in m.get(kind, {}).items()
+        ]
+        sections = [
+            Section(
+                "Table 2 shape: matching description more likely than the foil",
+                table={"columns": ["kind", "source", "probes", "share"], "rows": rows},
+                note="random baseline 0.50",
+            )
+        ]
+        if "replacement" in m and "all" in m["replacement"]:
+            bp = m["replacement"]["all"]["by_pair"]
+            sections.append(
+                Section(
+                    "Figure 8 shape: share per colour pair (rows: original, columns: replacement)",
+                    svg=heatmap_svg(bp["matrix"], bp["labels"], bp["labels"], vmin=0.0, vmax=1.0),
+                )
+            )
+        return sections

@@ -1,0 +1,82 @@
+"""``huebench rainbow``: import captions, build probes, run the language-only baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(no_args_is_help=True)
+console = Console()
+
+
+@app.command("import")
+def import_cmd(
+    source: str = typer.Argument(..., help="flickr30k, coco, aro, vl-checklist or eqben."),
+    file: Path = typer.Argument(..., help="The source's own annotation file (see docs/rainbow.md)."),
+    out: Path = typer.Option(..., "--out", help="Captions JSONL (id, image, caption, source) for `rainbow build`."),
+) -> None:
+    """Convert a source dataset's captions into the generic captions JSONL."""
+    from huebench.benchmarks.rainbow.sources import load_source
+    from huebench.io import atomic_write_text
+
+    caps = load_source(source, file)
+    atomic_write_text(
+        out,
+        "".join(
+            json.dumps({"id": c.id, "image": c.image, "caption": c.caption, "source": c.source}) + "\n" for c in caps
+        ),
+    )
+    console.print(f"{len(caps)} captions → {out}")
+
+
+@app.command("build")
+def build_cmd(
+    captions: Path = typer.Option(..., "--captions", help="JSONL or CSV with id, image, caption, optional source."),
+    out: Path = typer.Option(..., "--out", help="Folder for replacements.jsonl, swaps.jsonl, stats.json."),
+) -> None:
+    """Derive colour-replacement and colour-swap probes (rules: docs/rainbow.md)."""
+    from huebench.benchmarks.rainbow.probes import ProbeBuilder
+    from huebench.benchmarks.rainbow.sources import load_captions
+    from huebench.io import atomic_write_json, atomic_write_text
+
+    caps = load_captions(captions)
+    builder = ProbeBuilder()
+    reps, swaps = builder.build(caps)
+    atomic_write_text(out / "replacements.jsonl", "".join(json.dumps(p) + "\n" for p in reps))
+    atomic_write_text(out / "swaps.jsonl", "".join(json.dumps(p) + "\n" for p in swaps))
+    stats = builder.stats_json(reps, swaps, caps)
+    atomic_write_json(out / "stats.json", stats)
+    console.print(
+        f"{stats['captions_kept']}/{stats['captions_read']} captions kept → {len(reps)} replacements, {len(swaps)} swaps "
+        f"({stats['two_color_excluded']} two-colour descriptions excluded, {stats['fruit_oranges']} fruit oranges, {stats['article_fixes']} article fixes)"
+    )
+
+
+@app.command("baseline")
+def baseline_cmd(
+    probes: Path = typer.Option(..., "--probes", help="Folder from `rainbow build`."),
+    model: str = typer.Option("bert-base-uncased", "--model", "-m", help="A masked LM."),
+    out: Path | None = typer.Option(None, "--out", help="Run folder."),
+    batch_size: int = typer.Option(64, help="Batch size (masked copies of sentences)."),
+    device: str = typer.Option("cpu", help="torch device."),
+) -> None:
+    """Language-only baseline: is the matching description more likely than its foil (PLL)?"""
+    from huebench.runs.runner import RunOptions, run
+
+    res = run(
+        RunOptions(
+            benchmark="rainbow-baseline",
+            model=model,
+            out=out,
+            batch_size=batch_size,
+            device=device,
+            benchmark_options={"probes": str(probes)},
+        )
+    )
+    for kind in ("replacement", "swap"):
+        for src, e in res.metrics.get(kind, {}).items():
+            console.print(f"{kind:12s} {src:16s} {e['share']:.2f}  (n={e['n']})")
+    console.print(f"report: {res.run_dir / 'report.html'}")
