@@ -52,6 +52,15 @@ def run_command(
     option: list[str] = typer.Option([], "--option", "-o", help="Benchmark option KEY=VALUE (repeatable)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print results.json when done."),
+    executor: str = typer.Option(
+        "local", "--executor", help="local, or ray (shard over Ray actors; see docs/harness.md)."
+    ),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="Address of a running Ray cluster (default: start a local one)."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", help="Ray actors (default: one per CPU, or per GPU with --device cuda)."
+    ),
 ) -> None:
     """Run a benchmark against a model; writes config.json, records.jsonl, results.json, report.html."""
     from huebench.runs.runner import RunOptions, run
@@ -70,6 +79,9 @@ def run_command(
         no_cache=no_cache,
         progress=progress,
         benchmark_options=_parse_options(option),
+        executor=executor,
+        ray_address=ray_address,
+        workers=workers,
     )
     result = run(opts)
     if as_json:

@@ -64,6 +64,9 @@ class RunOptions:
     chunk_size: int = 32
     progress: bool = True
     report: bool = True
+    executor: str = "local"  # "local" or "ray"
+    ray_address: str | None = None
+    workers: int | None = None
     benchmark_options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -315,29 +318,53 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         )
         t0 = time.perf_counter()
         done_now = 0
-        for start in range(0, len(todo), opts.chunk_size):
-            chunk = todo[start : start + opts.chunk_size]
-            try:
-                recs = _evaluate_chunk(bench, chunk, model, ctx)
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except Exception as exc:
-                recs = [_error_record(s, exc) for s in chunk]
+        chunks = [todo[k : k + opts.chunk_size] for k in range(0, len(todo), opts.chunk_size)]
+
+        def account(recs: list[dict[str, Any]], n: int) -> None:
+            nonlocal failed, done_now
             failed += sum(1 for r in recs if r.get("status") != "ok")
             out.write_many(json_safe(r) for r in recs)  # NaN → null: records are strict JSON
-            done_now += len(chunk)
+            done_now += n
             rate = done_now / max(time.perf_counter() - t0, 1e-9)
             bar.update(
-                task,
-                advance=len(chunk),
-                rate=f"{rate:.1f} samples/s",
-                hits=ctx.cache_hits,
-                calls=ctx.model_calls,
-                failed=failed,
+                task, advance=n, rate=f"{rate:.1f} samples/s", hits=ctx.cache_hits, calls=ctx.model_calls, failed=failed
             )
+
+        if opts.executor == "ray" and chunks:
+            from huebench.runs.executors import RayExecutor
+
+            ex = RayExecutor(address=opts.ray_address, workers=opts.workers, device=opts.device)
+            cache_path = None if opts.no_cache else str(opts.cache or default_cache_path())
+            bench_opts = dict(bench.options)
+            model_opts = {"device": opts.device, "dtype": opts.dtype, "batch_size": opts.batch_size, "seed": opts.seed}
+            for recs, st in ex.map(
+                [[s.id for s in c] for c in chunks],
+                benchmark=bench.name,
+                bench_options=bench_opts,
+                model_spec=model.spec,
+                model_options=model_opts,
+                cache_path=cache_path,
+            ):
+                ctx.cache_hits += st["hits"]
+                ctx.model_calls += st["calls"]
+                ctx.batch_sizes.update(st["batch_sizes"])
+                ctx.oom_backoffs += st["oom_backoffs"]
+                account(recs, len(recs))
+        elif opts.executor != "local":
+            raise HuebenchError(f"unknown executor {opts.executor!r}; use local or ray")
+        else:
+            for chunk in chunks:
+                try:
+                    recs = _evaluate_chunk(bench, chunk, model, ctx)
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as exc:
+                    recs = [_error_record(s, exc) for s in chunk]
+                account(recs, len(chunk))
 
     result = finalize(run_dir, bench=bench, sample_order=ids, write_report=opts.report)
     stats = {
+        "executor": opts.executor,
         "seconds": round(time.perf_counter() - started, 3),
         "samples": len(samples),
         "evaluated_now": len(todo),
