@@ -52,6 +52,9 @@ def run_command(
     option: list[str] = typer.Option([], "--option", "-o", help="Benchmark option KEY=VALUE (repeatable)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print results.json when done."),
+    chunk_size: int = typer.Option(
+        32, "--chunk-size", min=1, help="Samples per durable write of records (smaller: less lost on a crash)."
+    ),
     executor: str = typer.Option(
         "local", "--executor", help="local, or ray (shard over Ray actors; see docs/harness.md)."
     ),
@@ -80,6 +83,7 @@ def run_command(
         progress=progress,
         benchmark_options=_parse_options(option),
         executor=executor,
+        chunk_size=chunk_size,
         ray_address=ray_address,
         workers=workers,
     )

@@ -1,0 +1,117 @@
+"""Kill a real run with SIGKILL at ≥ 10 points and resume each time: nothing lost, nothing doubled.
+
+The run evaluates a tiny CLIP on the colornames benchmark in a subprocess (the real CLI). Phase
+one kills it once the records file has grown by a random number of chunks (mid-inference), at
+least 12 times; phase two kills it during finalisation (records compaction, results, report) as
+soon as a new results.json appears. The final records and results must equal an uninterrupted
+run's byte for byte, with no duplicates and no half-written files left.
+"""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CLI = [sys.executable, "-c", "from huebench.cli import main; main()"]
+CHUNK = 8
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return 0.0
+
+
+def _args(model: str, out: Path, cache: Path, resume: bool) -> list[str]:
+    args = [
+        *CLI,
+        "run",
+        "colornames",
+        "-m",
+        model,
+        "--out",
+        str(out),
+        "--cache",
+        str(cache),
+        "--no-progress",
+        "--batch-size",
+        "2",
+        "--chunk-size",
+        str(CHUNK),
+        "-o",
+        "variants=24",
+    ]
+    return args + (["--resume"] if resume else [])
+
+
+def _run_until(args: list[str], env: dict[str, str], should_kill) -> str:  # type: ignore[no-untyped-def]
+    """Start the run; SIGKILL it when ``should_kill()`` says so. Returns "killed" or "finished"."""
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 180
+    try:
+        while proc.poll() is None:
+            if should_kill():
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                return "killed"
+            if time.time() > deadline:
+                proc.kill()
+                raise AssertionError("run did not finish in time")
+            time.sleep(0.005)
+        err = proc.stderr.read().decode()
+        assert proc.returncode == 0, err[-2000:]
+        return "finished"
+    finally:
+        proc.stderr.close()
+
+
+def test_sigkill_at_random_points_then_resume(tiny, tmp_path):
+    model = f"hf:{tiny('clip')}"
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    ref = tmp_path / "reference"
+    subprocess.run(
+        _args(model, ref, tmp_path / "ref-cache.sqlite", False), env=env, check=True, capture_output=True, timeout=300
+    )
+    total = _lines(ref / "records.jsonl")
+    assert total == 11 * 24
+
+    out, cache = tmp_path / "killed", tmp_path / "cache.sqlite"
+    records = out / "records.jsonl"
+    rng = random.Random(1234)
+    kills: list[str] = []
+    attempt = 0
+    while len(kills) < 12 and _lines(records) < total - 2 * CHUNK:
+        before = _lines(records)
+        target = before + CHUNK * rng.randint(1, 2)
+        outcome = _run_until(_args(model, out, cache, attempt > 0), env, lambda t=target: _lines(records) >= t)
+        attempt += 1
+        if outcome == "killed":
+            kills.append(f"inference after {_lines(records)} records")
+    finalize_kills = 0
+    for _ in range(3):  # during finalisation: as soon as a new results.json lands
+        started = time.time()
+        outcome = _run_until(_args(model, out, cache, True), env, lambda s=started: _mtime(out / "results.json") > s)
+        finalize_kills += outcome == "killed"
+    final = subprocess.run(_args(model, out, cache, True), env=env, capture_output=True, timeout=300)
+    assert final.returncode == 0, final.stderr.decode()[-2000:]
+
+    assert len(kills) >= 10, kills
+    got = records.read_text()
+    assert got == (ref / "records.jsonl").read_text()
+    ids = [json.loads(line)["id"] for line in got.splitlines()]
+    assert len(ids) == len(set(ids)) == total
+    assert json.loads((out / "results.json").read_text()) == json.loads((ref / "results.json").read_text())
+    assert (out / "report.html").read_text().count("<table") >= 2
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
