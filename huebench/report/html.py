@@ -80,8 +80,8 @@ _TEMPLATE = """<!doctype html>
 {% if samples %}
 <section>
 <h2>Sample records (first {{ samples | length }})</h2>
-<table class="records"><thead><tr><th>id</th><th>status</th><th>decision</th><th>reason</th></tr></thead>
-<tbody>{% for r in samples %}<tr><td>{{ r.id }}</td><td>{{ r.status }}</td><td>{{ r.decision }}</td><td>{{ r.reason }}</td></tr>{% endfor %}</tbody></table>
+<table class="records"><thead><tr><th>id</th><th>status</th><th>input</th><th>decision</th><th>reason</th></tr></thead>
+<tbody>{% for r in samples %}<tr><td>{{ r.id }}</td><td>{{ r.status }}</td><td>{{ r.input }}</td><td>{{ r.decision }}</td><td>{{ r.reason }}</td></tr>{% endfor %}</tbody></table>
 </section>
 {% endif %}
 </body>
@@ -104,10 +104,15 @@ def _sample_rows(records: Sequence[dict[str, Any]], n: int = 50) -> list[dict[st
     rows = []
     for r in records[:n]:
         decision = r.get("prediction", r.get("decision", ""))
+        if "caption_1" in r:
+            shown = f"{r['caption_1']} | {r['caption_2']}"
+        else:
+            shown = r.get("text") or r.get("name") or r.get("prompt") or ""
         rows.append(
             {
                 "id": r.get("id"),
                 "status": r.get("status"),
+                "input": shown,
                 "decision": decision if not isinstance(decision, (dict, list)) else json.dumps(decision),
                 "reason": r.get("reason", ""),
             }
