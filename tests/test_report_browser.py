@@ -130,3 +130,35 @@ def test_cli_run_and_rescore(tmp_path):
     assert runner.invoke(app, ["rescore", str(out), "--check"]).exit_code == 1
     r = runner.invoke(app, ["run", "colornames", "--model", "random", "--out", str(out), "--no-cache", "--no-progress"])
     assert r.exit_code != 0
+
+
+def test_benchmark_options_as_flags_and_multi_run_nested_metrics(tmp_path):
+    from huebench.testing.data import make_coda_dataset
+
+    data = make_coda_dataset(tmp_path / "coda")
+    runner = CliRunner()
+    for seed in ("1", "2"):
+        r = runner.invoke(
+            app,
+            [
+                "run",
+                "coda",
+                "-m",
+                f"reference:random:{seed}",
+                "--dataset",
+                str(data),
+                "--split=all",
+                "--out",
+                str(tmp_path / seed),
+                "--no-cache",
+                "--no-progress",
+            ],
+        )
+        assert r.exit_code == 0, r.output
+    cfg = json.loads((tmp_path / "1" / "config.json").read_text())
+    assert cfg["benchmark_options"]["dataset"] == str(data) and cfg["benchmark_options"]["split"] == "all"
+    r = runner.invoke(app, ["report", str(tmp_path / "1"), str(tmp_path / "2"), "--out", str(tmp_path / "m.html")])
+    html = (tmp_path / "m.html").read_text()
+    assert r.exit_code == 0 and "best/Single/kendall_mean" in html and "avg/Any/js_mean" in html
+    bad = runner.invoke(app, ["run", "coda", "-m", "random", "--dataset"])
+    assert bad.exit_code != 0

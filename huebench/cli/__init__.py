@@ -49,7 +49,11 @@ app.add_typer(
 app.add_typer(rainbow_app, name="rainbow", help="Rainbow: import captions, build probes, language-only baseline.")
 app.add_typer(colorswap_app, name="colorswap", help="ColorSwap: rescore VLM answers, convert logs, fine-tune.")
 
-app.command("run", help="Run a benchmark against a model.")(run_command)
+app.command(
+    "run",
+    help="Run a benchmark against a model. Benchmark options go as -o KEY=VALUE or as --KEY VALUE (e.g. --probes DIR --images ROOT).",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)(run_command)
 app.command("rescore", help="Recompute results.json from a run's records (no model).")(rescore_command)
 app.command("report", help="Build an HTML report from one or more run folders.")(report_command)
 

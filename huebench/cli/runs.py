@@ -26,7 +26,29 @@ def _parse_options(pairs: list[str]) -> dict[str, object]:
     return out
 
 
+def _extra_options(args: list[str]) -> dict[str, object]:
+    """``--probes DIR --images ROOT`` → ``{"probes": "DIR", "images": "ROOT"}`` (benchmark options)."""
+    out: dict[str, object] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or len(arg) <= 2:
+            raise typer.BadParameter(
+                f"unexpected argument {arg!r}; benchmark options look like --name VALUE or -o name=VALUE"
+            )
+        key, sep, value = arg[2:].partition("=")
+        if not sep:
+            if i + 1 >= len(args) or args[i + 1].startswith("--"):
+                raise typer.BadParameter(f"{arg} needs a value")
+            value = args[i + 1]
+            i += 1
+        out.update(_parse_options([f"{key}={value}"]))
+        i += 1
+    return out
+
+
 def run_command(
+    ctx: typer.Context,
     benchmark: str = typer.Argument(..., help=f"Benchmark: {', '.join(list_benchmarks())}."),
     model: str = typer.Option(
         ...,
@@ -81,7 +103,7 @@ def run_command(
         cache=cache,
         no_cache=no_cache,
         progress=progress,
-        benchmark_options=_parse_options(option),
+        benchmark_options={**_parse_options(option), **_extra_options(list(ctx.args))},
         executor=executor,
         chunk_size=chunk_size,
         ray_address=ray_address,

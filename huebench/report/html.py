@@ -148,14 +148,17 @@ def write_run_report(
     return path
 
 
-def _flatten_scalars(metrics: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{"accuracy": {"value": .8, "low": .., "high": ..}}`` → ``{"accuracy": (.8, .., ..)}`` (scalars and CIs only)."""
+def _flatten_scalars(metrics: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
+    """Scalars and intervals of nested metrics, keyed by path: ``{"best/Single/kendall_mean": (v, None, None),
+    "accuracy": (v, low, high)}``. Matrices and per-item lists are left to the single-run reports."""
     out: dict[str, Any] = {}
     for k, v in metrics.items():
         key = f"{prefix}{k}"
         if isinstance(v, dict) and "value" in v and "low" in v:
             out[key] = (v["value"], v["low"], v["high"])
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        elif isinstance(v, dict) and depth < 3 and k not in ("by_pair", "confusion", "per_color", "chance"):
+            out.update(_flatten_scalars(v, f"{key}/", depth + 1))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and v is not None:
             out[key] = (v, None, None)
     return out
 

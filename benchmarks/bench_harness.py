@@ -1,0 +1,216 @@
+"""Harness performance, measured side by side in one run (ratios, not absolute targets).
+
+1. Rainbow: forward passes and time with per-caption de-duplication vs naive per-probe scoring
+   (goal ≤ 0.55× the passes).
+2. Pseudo-log-likelihood: batched (all masked copies in shared forwards) vs one mask at a time
+   (goal ≥ 5×, same numbers to 1e-5), on a BERT-shaped random model.
+3. Re-running a finished run from the cache vs cold (goal ≥ 50×, zero model calls).
+
+    python benchmarks/bench_harness.py [--json OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+
+def _timed(fn):  # type: ignore[no-untyped-def]
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def bench_rainbow(tmp: Path) -> dict[str, float]:
+    from huebench.benchmarks.rainbow.benchmark import load_probes
+    from huebench.models.registry import load_model
+    from huebench.runs.runner import evaluate
+    from huebench.testing.tiny import build
+
+    rng = np.random.default_rng(0)
+    colors = ["red", "blue", "green", "yellow", "white", "black"]
+    nouns = ["car", "shirt", "dog", "ball", "house", "bike"]
+    (tmp / "img").mkdir(parents=True, exist_ok=True)
+    lines = []
+    for k in range(40):
+        c1, c2 = rng.choice(colors, 2, replace=False)
+        n1, n2 = rng.choice(nouns, 2, replace=False)
+        Image.fromarray(rng.integers(0, 256, (32, 32, 3), dtype=np.uint8)).save(tmp / "img" / f"{k}.png")
+        cap = f"A {c1} {n1} next to a {c2} {n2}." if k % 2 else f"A {c1} {n1}."
+        lines.append(json.dumps({"id": f"c{k}", "image": f"img/{k}.png", "caption": cap, "source": "bench"}))
+    (tmp / "caps.jsonl").write_text("\n".join(lines) + "\n")
+    from typer.testing import CliRunner
+
+    from huebench.cli import app
+
+    CliRunner().invoke(app, ["rainbow", "build", "--captions", str(tmp / "caps.jsonl"), "--out", str(tmp / "probes")])
+    model_dir = build("blip", tmp / "blip")
+    dedup_s, res = _timed(
+        lambda: evaluate(
+            "rainbow",
+            f"hf:{model_dir}",
+            out=tmp / "run",
+            no_cache=True,
+            progress=False,
+            probes=str(tmp / "probes"),
+            images=str(tmp),
+            batch_size=16,
+        )
+    )
+    # naive: every probe scores its two tuples on its own
+    model = load_model(f"hf:{model_dir}", batch_size=16)
+    probes = [p for ps in load_probes(tmp / "probes").values() for p in ps]
+
+    def naive() -> int:
+        passes = 0
+        for p in probes:
+            img = Image.open(tmp / p["image"]).convert("RGB")
+            model.match_probability([img, img], [p["text"], p["foil"]])
+            passes += 2
+        return passes
+
+    naive_s, naive_passes = _timed(naive)
+    m = res.metrics
+    return {
+        "probes": len(probes),
+        "passes_dedup": m["forward_passes"],
+        "passes_naive": naive_passes,
+        "passes_ratio": m["forward_passes"] / naive_passes,
+        "seconds_dedup": dedup_s,
+        "seconds_naive": naive_s,
+        "time_ratio": dedup_s / naive_s,
+    }
+
+
+def bench_pll(tmp: Path) -> dict[str, float]:
+    import torch
+    import transformers as tf
+
+    from huebench.models.registry import load_model
+    from huebench.testing.tiny import _wordpiece
+
+    out = tmp / "bert-shaped"
+    tok = _wordpiece(out)
+    torch.manual_seed(0)
+    # BERT-base's vocabulary size (the MLM head's cost scales with it), a narrower encoder for CPU
+    cfg = tf.BertConfig(
+        vocab_size=30522,
+        hidden_size=256,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        intermediate_size=1024,
+        max_position_embeddings=128,
+    )
+    tf.BertForMaskedLM(cfg).save_pretrained(out)
+    model = load_model(f"hf:{out}", batch_size=64)
+    sentences = [
+        f"a {c} car is next to the {d} house on the left of a {e} tree"
+        for c, d, e in zip(
+            ["red", "blue", "green", "black"] * 8,
+            ["white", "gray", "brown", "yellow"] * 8,
+            ["pink", "purple", "orange", "red"] * 8,
+            strict=True,
+        )
+    ]
+    batched_s, batched = _timed(lambda: model.pseudo_log_likelihood(sentences))
+
+    def one_at_a_time() -> list[float]:
+        totals = []
+        for s in sentences:
+            enc = model.tokenizer(s, return_special_tokens_mask=True)
+            ids = enc["input_ids"]
+            total = 0.0
+            for pos in range(len(ids)):
+                if enc["special_tokens_mask"][pos]:
+                    continue
+                row = list(ids)
+                row[pos] = model.tokenizer.mask_token_id
+                with torch.inference_mode():
+                    logits = model.model(input_ids=torch.tensor([row])).logits[0, pos]
+                total += float(torch.log_softmax(logits, -1)[ids[pos]])
+            totals.append(total)
+        return totals
+
+    naive_s, naive = _timed(one_at_a_time)
+    diff = float(np.max(np.abs(np.array([r.total for r in batched]) - np.array(naive))))
+    return {
+        "sentences": len(sentences),
+        "seconds_batched": batched_s,
+        "seconds_naive": naive_s,
+        "speedup": naive_s / batched_s,
+        "max_abs_diff": diff,
+    }
+
+
+def bench_cache(tmp: Path) -> dict[str, float]:
+    # CLIP ViT-B/32's architecture (transformers' default CLIPConfig) with random weights: the same
+    # compute as the real model, without downloading it
+    import torch
+    import transformers as tf
+
+    from huebench.runs.runner import evaluate
+    from huebench.testing.tiny import _clip_tokenizer
+
+    folder = tmp / "clip-b32"
+    tok = _clip_tokenizer(folder)
+    torch.manual_seed(0)
+    tf.CLIPModel(tf.CLIPConfig()).save_pretrained(folder)
+    tf.CLIPProcessor(image_processor=tf.CLIPImageProcessorPil(), tokenizer=tok).save_pretrained(folder)
+    model = f"hf:{folder}"
+    cache = tmp / "cache.sqlite"
+    cold_s, cold = _timed(
+        lambda: evaluate(
+            "colornames", model, out=tmp / "cold", cache=cache, progress=False, variants=4, report=False, batch_size=16
+        )
+    )
+    warm_s, warm = _timed(
+        lambda: evaluate(
+            "colornames", model, out=tmp / "warm", cache=cache, progress=False, variants=4, report=False, batch_size=16
+        )
+    )
+    # the timed region includes loading the model; the run's own seconds exclude it
+    return {
+        "samples": cold.results["n"],
+        "seconds_cold": cold.stats["seconds"],
+        "seconds_from_cache": warm.stats["seconds"],
+        "speedup": cold.stats["seconds"] / warm.stats["seconds"],
+        "model_calls_cold": cold.stats["cache"]["model_calls"],
+        "model_calls_rerun": warm.stats["cache"]["model_calls"],
+        "wall_cold_incl_load": cold_s,
+        "wall_rerun_incl_load": warm_s,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        report = {
+            "rainbow_dedup": bench_rainbow(tmp / "rainbow"),
+            "pll": bench_pll(tmp / "pll"),
+            "cache": bench_cache(tmp / "cache"),
+        }
+    r, p, c = report["rainbow_dedup"], report["pll"], report["cache"]
+    print(
+        f"Rainbow de-duplication: {r['passes_dedup']} vs {r['passes_naive']} forward passes ({r['passes_ratio']:.2f}×), time {r['seconds_dedup']:.2f}s vs {r['seconds_naive']:.2f}s ({r['time_ratio']:.2f}×) over {r['probes']} probes"
+    )
+    print(
+        f"PLL batched vs one mask at a time: {p['seconds_batched']:.2f}s vs {p['seconds_naive']:.2f}s → {p['speedup']:.1f}× faster, max |Δ| {p['max_abs_diff']:.1e}"
+    )
+    print(
+        f"Cache: rerun {c['seconds_from_cache']:.3f}s vs cold {c['seconds_cold']:.3f}s → {c['speedup']:.0f}× faster, model calls {c['model_calls_rerun']} vs {c['model_calls_cold']}"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
