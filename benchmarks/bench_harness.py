@@ -96,7 +96,7 @@ def bench_pll(tmp: Path) -> dict[str, float]:
     from huebench.testing.tiny import _wordpiece
 
     out = tmp / "bert-shaped"
-    tok = _wordpiece(out)
+    _wordpiece(out)  # the tokenizer files; the model below uses a larger vocabulary
     torch.manual_seed(0)
     # BERT-base's vocabulary size (the MLM head's cost scales with it), a narrower encoder for CPU
     cfg = tf.BertConfig(
