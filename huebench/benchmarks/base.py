@@ -73,6 +73,7 @@ _REGISTRY: dict[str, str] = {
     "coda": "huebench.benchmarks.coda.benchmark:Coda",
     "coda-probe": "huebench.benchmarks.coda.probe:CodaProbe",
     "rainbow": "huebench.benchmarks.rainbow.benchmark:Rainbow",
+    "gencolor-diagnostic": "huebench.benchmarks.gencolor.diagnostic:Diagnostic",
     "rainbow-baseline": "huebench.benchmarks.rainbow.benchmark:RainbowBaseline",
 }
 

@@ -13,6 +13,7 @@ from huebench import __version__
 from huebench.cli.coda import app as coda_app
 from huebench.cli.color import app as color_app
 from huebench.cli.colorswap import app as colorswap_app
+from huebench.cli.gencolor import app as gencolor_app
 from huebench.cli.listing import app as list_app
 from huebench.cli.rainbow import app as rainbow_app
 from huebench.cli.runs import report_command, rescore_command, run_command
@@ -57,9 +58,9 @@ app.command(
 app.command("rescore", help="Recompute results.json from a run's records (no model).")(rescore_command)
 app.command("report", help="Build an HTML report from one or more run folders.")(report_command)
 
-# Benchmark groups the benchmark issues fill; registered now so `huebench --help` shows the shape.
-for _name, _help in (("gencolor", "GenColorBench: colour prompts and perceptual scoring for text-to-image models."),):
-    app.add_typer(typer.Typer(no_args_is_help=True, help=_help), name=_name, help=_help)
+app.add_typer(
+    gencolor_app, name="gencolor", help="GenColorBench: score an image's colour; known-colour scorer diagnostic."
+)
 
 
 def main() -> None:

@@ -10,7 +10,12 @@ component of the (a*, b*) chromaticities:
    of those distances are dropped; a floor of ``min_outlier_radius`` ΔE keeps a uniform
    patch (MAD ≈ 0) from losing pixels to noise. At most ``max_outlier_fraction`` of the
    pixels may be dropped (the farthest ones) so a two-coloured object is not cut in half;
-3. PCA on the kept a*b* (centred covariance): v1 = first eigenvector;
+3. PCA on the kept a*b* *about the achromatic point* (second moments about a* = b* = 0, not the
+   centred covariance): v1 = first eigenvector. A hue is a direction from the neutral axis, so
+   this v1 follows the object's hue both when shading spreads its pixels along that direction and
+   when the spread is only noise around one colour — centred PCA would then follow the noise and
+   the projection below would throw most of the chroma away (a flat red patch came out with
+   a* ≈ 0 before this choice);
 4. the dominant colour is (mean L*, projection of the mean a*b* on v1) — the mean of
    the per-pixel projections onto the line through the origin along v1;
 5. **near-achromatic or isotropic sets**: when the a*b* spread is tiny (√λ1 below
@@ -58,8 +63,15 @@ def dominant_color(
     max_outlier_fraction: float = 0.2,
     min_spread: float = 1.0,
     isotropy_ratio: float = 0.5,
+    lightness_window: tuple[float, float] | None = None,
 ) -> DominantColor:
-    """Dominant CIELAB colour of ``lab_pixels`` (any shape ending in 3). See the module doc."""
+    """Dominant CIELAB colour of ``lab_pixels`` (any shape ending in 3). See the module doc.
+
+    ``lightness_window=(lo, hi)`` keeps only pixels between those quantiles of L* before anything
+    else — e.g. (0.6, 0.95) judges an object by its lit surface, as people do, rather than by its
+    shadows (below) or specular highlights (above). ``None`` (the default) uses all pixels, as
+    GenColorBench describes.
+    """
     pixels = np.asarray(lab_pixels, dtype=np.float64)
     if pixels.shape[-1:] != (3,):
         raise ValueError(f"expected CIELAB pixels with a last axis of length 3, got shape {pixels.shape}")
@@ -68,6 +80,9 @@ def dominant_color(
     pixels = pixels[np.all(np.isfinite(pixels), axis=1)]
     if len(pixels) == 0:
         raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
+    if lightness_window is not None and len(pixels) >= 10:
+        lo, hi = np.quantile(pixels[:, 0], lightness_window)
+        pixels = pixels[(pixels[:, 0] >= lo) & (pixels[:, 0] <= hi)]
 
     ab = pixels[:, 1:]
     if len(pixels) >= 3:
@@ -85,8 +100,8 @@ def dominant_color(
     mean_l = float(pixels[:, 0].mean())
     mean_ab = ab.mean(axis=0)
     if len(ab) >= 2:
-        cov = np.cov(ab, rowvar=False)
-        evals, evecs = np.linalg.eigh(cov)  # ascending
+        moments = ab.T @ ab / len(ab)  # about the neutral axis, not the mean (see the module doc)
+        evals, evecs = np.linalg.eigh(moments)  # ascending
         lam2, lam1 = max(float(evals[0]), 0.0), max(float(evals[1]), 0.0)
         v1 = evecs[:, 1]
     else:

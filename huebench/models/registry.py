@@ -171,6 +171,13 @@ _ENTRIES: tuple[ModelEntry, ...] = (
         "all",
         "seeded chance baseline",
     ),
+    _e(
+        "none",
+        "reference:none",
+        (),
+        "GenColorBench diagnostic",
+        "no model: for benchmarks that only score (gencolor-diagnostic)",
+    ),
 )
 
 _BY_ALIAS = {e.alias: e for e in _ENTRIES}
@@ -228,8 +235,12 @@ def load_model(name: str, **options: Any) -> Model:
     if backend == "reference":
         from huebench.models.reference import RandomBaseline
 
+        if ident == "none":
+            return Model(spec, **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")})
         if ident.split(":")[0] != "random":
-            raise UnknownNameError(f"unknown reference model {ident!r}; available: reference:random[:seed]")
+            raise UnknownNameError(
+                f"unknown reference model {ident!r}; available: reference:random[:seed], reference:none"
+            )
         return RandomBaseline(spec, **options)
     if backend == "hf":
         from huebench.models.hf import load_hf

@@ -277,12 +277,12 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
     bench = bench_cls(seed=opts.seed, **opts.benchmark_options)
     if model is None:
         model = load_model(opts.model, device=opts.device, dtype=opts.dtype, batch_size=opts.batch_size, seed=opts.seed)
-    capability = bench.check_model(model)
+    capability = bench.check_model(model)  # None for benchmarks that need no model
     run_dir = Path(opts.out) if opts.out else Path("runs") / bench.name / _slug(opts.model)
     run_dir.mkdir(parents=True, exist_ok=True)
     records_path = run_dir / "records.jsonl"
     config = _config(opts, bench, model)
-    config["capability"] = capability.value
+    config["capability"] = capability.value if capability is not None else None
     config_path = run_dir / "config.json"
     if config_path.exists() or records_path.exists():
         if not opts.resume:

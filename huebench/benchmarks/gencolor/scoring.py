@@ -1,0 +1,238 @@
+"""GenColorBench's perceptual colour scoring (seed 004 §3.4) and an offline segmentation path.
+
+For an object's pixels and a target colour of a system:
+
+1. pixels → CIELAB → dominant colour (:func:`huebench.color.dominant_color`);
+2. candidate set = the target plus its ``k`` perceptually nearest members of the same system
+   (CIEDE2000; aliases counted once) — a generated shade may be a neighbouring name of the target;
+3. three metrics, each the minimum over the candidates: Δchroma (a*b* distance), CIEDE2000, and the
+   hue-angle difference with chroma gating (no hue test when either colour is near-grey);
+4. each against its threshold — ΔE00 ≤ 5 and Δchroma ≤ 5 (one JND, as in the paper) and Δhue ≤
+   :data:`HUE_THRESHOLD` degrees — and the image is correct when all three pass.
+
+Two choices beyond the paper, both measured by the known-colour diagnostic: the mask loses its
+1-pixel border (anti-aliased edge pixels mix object and background), and the dominant colour is
+taken over the lit surface — pixels between the 70th and 97th percentile of L* — rather than over
+all pixels, because shadows darken and desaturate an object that people still call by its lit
+colour (on a sample of 300 L2 renders: 19 % → 65 % correct with exact masks). Defaults (k = 3, hue 5°, gate
+C* < 5) are not given in the paper and are configurable.
+
+:func:`segment_offline` finds the object without any network weights: it models the background
+from the image border and keeps what differs from it. Good for renders and product-style images
+(one object on a plain or smoothly lit backdrop); it fails on cluttered scenes, on objects whose
+colour matches the backdrop, and on objects touching the border — use GroundingDINO/OWLv2 + SAM
+masks or supplied masks there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from huebench.color import delta_chroma, delta_e, delta_hue, dominant_color, load_system, parse, srgb_to_lab
+from huebench.errors import HuebenchError
+
+__all__ = ["DEFAULT_K", "HUE_THRESHOLD", "JND", "ColorScore", "ColorScorer", "segment_offline"]
+
+JND = 5.0
+HUE_THRESHOLD = 5.0
+DEFAULT_K = 3
+#: judge the object by its lit surface: pixels between these quantiles of L* (see dominant_color)
+LIT_WINDOW: tuple[float, float] | None = (0.7, 0.97)
+#: pixels of the mask border dropped before scoring: anti-aliased edges mix object and background
+ERODE = 1
+
+
+@dataclass
+class ColorScore:
+    passed: bool
+    target: str
+    target_hex: str
+    candidates: list[str]
+    dominant_lab: list[float]
+    delta_e00: float
+    delta_chroma: float
+    delta_hue: float
+    hue_gated: bool
+    passes: dict[str, bool]
+    pixels: int
+    method: str
+    reason: str
+    best: dict[str, str] = field(default_factory=dict)  # which candidate gave each minimum
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["pass"] = d.pop("passed")
+        return d
+
+
+class ColorScorer:
+    """Score pixels against a target colour of a system (see the module doc)."""
+
+    def __init__(
+        self,
+        system: str = "css3",
+        *,
+        k: int = DEFAULT_K,
+        jnd: float = JND,
+        hue_threshold: float = HUE_THRESHOLD,
+        min_pixels: int = 20,
+        lightness_window: tuple[float, float] | None = LIT_WINDOW,
+        erode: int = ERODE,
+    ):
+        self.system = load_system(system)
+        self.k, self.jnd, self.hue_threshold, self.min_pixels = (
+            int(k),
+            float(jnd),
+            float(hue_threshold),
+            int(min_pixels),
+        )
+        self.lightness_window = lightness_window
+        self.erode = int(erode)
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "system": self.system.name,
+            "k": self.k,
+            "jnd": self.jnd,
+            "hue_threshold": self.hue_threshold,
+            "min_pixels": self.min_pixels,
+            "lightness_window": self.lightness_window,
+            "erode": self.erode,
+        }
+
+    def candidates(self, target: str) -> list[Any]:
+        """The target member and its k nearest neighbours; a colour outside the system (hex, rgb())
+        is its own single candidate plus the k system members nearest to it."""
+        member = self.system.find(target)
+        if member is not None:
+            return self.system.candidate_set(member.name, self.k)
+        c = parse(target)
+        return [c, *[n.color for n in self.system.nearest(c, self.k)]]
+
+    def score_pixels(self, rgb_pixels: ArrayLike, target: str) -> ColorScore:
+        """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``."""
+        px = np.asarray(rgb_pixels).reshape(-1, 3)
+        cands = self.candidates(target)
+        t = cands[0]
+        t_hex = t.hex
+        if len(px) < self.min_pixels:
+            return ColorScore(
+                False,
+                str(target),
+                t_hex,
+                [c.name or c.hex for c in cands],
+                [],
+                float("nan"),
+                float("nan"),
+                float("nan"),
+                False,
+                {},
+                len(px),
+                "none",
+                f"only {len(px)} object pixels (< {self.min_pixels}): no colour to judge",
+            )
+        dom = dominant_color(
+            srgb_to_lab(px.astype(np.uint8) if px.dtype != np.uint8 else px), lightness_window=self.lightness_window
+        )
+        labs = np.array([np.asarray(c.lab, dtype=np.float64) for c in cands])
+        de = delta_e(labs, dom.lab[None, :])
+        dc = delta_chroma(labs, dom.lab[None, :])
+        dh_raw = delta_hue(labs, dom.lab[None, :], neutral=np.nan)
+        gated = bool(np.all(np.isnan(dh_raw)))
+        dh = np.where(np.isnan(dh_raw), 0.0, dh_raw)
+        names = [c.name or c.hex for c in cands]
+        mins = {"delta_e00": float(de.min()), "delta_chroma": float(dc.min()), "delta_hue": float(dh.min())}
+        best = {
+            "delta_e00": names[int(de.argmin())],
+            "delta_chroma": names[int(dc.argmin())],
+            "delta_hue": names[int(dh.argmin())],
+        }
+        passes = {
+            "delta_e00": mins["delta_e00"] <= self.jnd,
+            "delta_chroma": mins["delta_chroma"] <= self.jnd,
+            "delta_hue": mins["delta_hue"] <= self.hue_threshold,
+        }
+        ok = all(passes.values())
+        failed = [
+            f"{k} {mins[k]:.2f} > {self.jnd if k != 'delta_hue' else self.hue_threshold:g}"
+            for k, v in passes.items()
+            if not v
+        ]
+        lab = [round(float(v), 3) for v in dom.lab]
+        reason = (
+            f"dominant Lab {lab} matches {best['delta_e00']} (ΔE00 {mins['delta_e00']:.2f}, Δchroma {mins['delta_chroma']:.2f}, Δhue {mins['delta_hue']:.1f}°{' gated' if gated else ''})"
+            if ok
+            else f"dominant Lab {lab}: " + "; ".join(failed) + f" (nearest candidate {best['delta_e00']})"
+        )
+        return ColorScore(
+            ok,
+            str(target),
+            t_hex,
+            names,
+            lab,
+            mins["delta_e00"],
+            mins["delta_chroma"],
+            mins["delta_hue"],
+            gated,
+            passes,
+            len(px),
+            dom.method,
+            reason,
+            best,
+        )
+
+    def score_image(
+        self, image: ArrayLike, target: str, mask: ArrayLike | None = None
+    ) -> tuple[ColorScore, NDArray[np.bool_]]:
+        """Score an H×W×3 uint8 image; without a mask, :func:`segment_offline` finds the object."""
+        img = np.asarray(image)
+        if img.ndim != 3 or img.shape[2] != 3:
+            raise HuebenchError(f"expected an H×W×3 RGB image, got shape {img.shape}")
+        m = segment_offline(img) if mask is None else np.asarray(mask).astype(bool)
+        if m.shape != img.shape[:2]:
+            raise HuebenchError(f"mask shape {m.shape} does not match image {img.shape[:2]}")
+        inner = m
+        if self.erode > 0:
+            from scipy import ndimage
+
+            eroded = ndimage.binary_erosion(m, iterations=self.erode)
+            inner = eroded if eroded.sum() >= self.min_pixels else m
+        return self.score_pixels(img[inner], target), m
+
+
+def segment_offline(image: ArrayLike, *, threshold: float = 12.0, border: int = 2) -> NDArray[np.bool_]:
+    """Foreground mask without network weights: pixels far (CIEDE2000 > ``threshold``) from the
+    background, modelled as the per-row/column median of the border; then opening/closing, the
+    largest connected component and hole filling (scipy.ndimage)."""
+    from scipy import ndimage
+
+    img = np.asarray(image)
+    lab = srgb_to_lab(img)
+    h, w = lab.shape[:2]
+    ring = np.concatenate(
+        [
+            lab[:border].reshape(-1, 3),
+            lab[-border:].reshape(-1, 3),
+            lab[:, :border].reshape(-1, 3),
+            lab[:, -border:].reshape(-1, 3),
+        ]
+    )
+    # a smooth background: blend of the border's per-side medians, so vignettes and floors with a
+    # lightness gradient are not mistaken for the object
+    top, bottom = np.median(lab[:border], axis=(0, 1)), np.median(lab[-border:], axis=(0, 1))
+    rows = np.linspace(0.0, 1.0, h)[:, None, None]
+    background = (1 - rows) * top + rows * bottom
+    d = np.minimum(delta_e(lab, background), delta_e(lab, np.median(ring, axis=0)))
+    fg = d > threshold
+    fg = ndimage.binary_opening(fg, iterations=1)
+    fg = ndimage.binary_closing(fg, iterations=2)
+    labels, n = ndimage.label(fg)
+    if n == 0:
+        return np.zeros((h, w), dtype=bool)
+    sizes = ndimage.sum(fg, labels, index=range(1, n + 1))
+    keep = labels == (int(np.argmax(sizes)) + 1)
+    return ndimage.binary_fill_holes(keep)

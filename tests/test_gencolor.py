@@ -1,0 +1,135 @@
+"""GenColorBench scorer, offline segmentation, renders and the known-colour diagnostic."""
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from huebench.benchmarks.gencolor.scoring import ColorScorer, segment_offline
+from huebench.cli import app
+from huebench.color import load_system, parse
+
+
+def _scene(rgb, size=64, bg=(128, 128, 128), seed=0):
+    rng = np.random.default_rng(seed)
+    img = np.empty((size, size, 3))
+    img[:] = bg
+    yy, xx = np.mgrid[:size, :size]
+    mask = (yy - size / 2) ** 2 + (xx - size / 2) ** 2 < (size / 4) ** 2
+    img[mask] = rgb
+    img += rng.normal(0, 2, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8), mask
+
+
+def test_candidate_sets_and_thresholds():
+    s = ColorScorer("iscc-nbs-l2", k=3)
+    cands = s.candidates("Red")
+    assert [c.name for c in cands][0] == "Red" and len(cands) == 4
+    l2 = load_system("iscc-nbs-l2")
+    assert [c.name for c in cands[1:]] == [n.color.name for n in l2.neighbours("Red", 3)]
+    img, mask = _scene(l2.get("Red").rgb)
+    score, _ = s.score_image(img, "Red", mask=mask)
+    assert (
+        score.passed
+        and score.delta_e00 < 2
+        and score.passes == {"delta_e00": True, "delta_chroma": True, "delta_hue": True}
+    )
+    far, _ = s.score_image(img, "Blue", mask=mask)
+    assert not far.passed and far.delta_hue > 45 and "delta_e00" in far.reason  # min over Blue and its neighbours
+
+
+def test_neighbouring_shade_passes_through_the_candidate_set():
+    s = ColorScorer("iscc-nbs-l2", k=3)
+    l2 = load_system("iscc-nbs-l2")
+    neighbour = l2.neighbours("Red", 1)[0].color
+    img, mask = _scene(neighbour.rgb)
+    score, _ = s.score_image(img, "Red", mask=mask)
+    assert score.passed and score.best["delta_e00"] == neighbour.name
+    strict, _ = ColorScorer("iscc-nbs-l2", k=0).score_image(img, "Red", mask=mask)
+    assert not strict.passed  # without neighbours the same shade is wrong
+
+
+def test_hue_gating_for_achromatic_targets():
+    s = ColorScorer("css3")
+    img, mask = _scene(parse("css3:gray").rgb)
+    score, _ = s.score_image(img, "Gray", mask=mask)
+    assert score.passed and score.hue_gated and score.delta_hue == 0.0
+
+
+def test_too_few_pixels_is_a_clear_fail():
+    s = ColorScorer("css3")
+    img, _ = _scene((255, 0, 0))
+    score, _ = s.score_image(img, "Red", mask=np.zeros(img.shape[:2], bool))
+    assert not score.passed and "object pixels" in score.reason
+
+
+def test_offline_segmentation_finds_a_plain_object():
+    img, mask = _scene((40, 90, 200), bg=(230, 230, 225))
+    seg = segment_offline(img)
+    iou = (seg & mask).sum() / (seg | mask).sum()
+    assert iou > 0.9
+    blank = np.full((32, 32, 3), 200, np.uint8)
+    assert segment_offline(blank).sum() == 0
+
+
+def test_score_image_cli_json(tmp_path):
+    img, mask = _scene((255, 99, 71))
+    Image.fromarray(img).save(tmp_path / "img.png")
+    Image.fromarray((mask * 255).astype(np.uint8)).save(tmp_path / "mask.png")
+    r = CliRunner().invoke(
+        app,
+        [
+            "gencolor",
+            "score-image",
+            str(tmp_path / "img.png"),
+            "--target",
+            "Tomato",
+            "--system",
+            "css3",
+            "--mask",
+            str(tmp_path / "mask.png"),
+            "--json",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert (
+        out["pass"] is True and len(out["dominant_lab"]) == 3 and {"delta_e00", "delta_chroma", "delta_hue"} <= set(out)
+    )
+    assert out["mask_source"] == "file" and out["mask_pixels"] == int(mask.sum())
+    r = CliRunner().invoke(app, ["gencolor", "score-image", str(tmp_path / "img.png"), "--target", "Navy", "--json"])
+    assert json.loads(r.output)["pass"] is False and json.loads(r.output)["mask_source"] == "offline segmentation"
+
+
+def test_render_gives_image_and_exact_mask():
+    pytest.importorskip("mitsuba")
+    from huebench.benchmarks.gencolor.render import OBJECTS, RenderSpec, render
+
+    assert len(OBJECTS) >= 14
+    img, mask = render(RenderSpec("sphere", (220, 40, 40), "soft", "white", size=32, spp=8))
+    assert img.shape == (32, 32, 3) and img.dtype == np.uint8 and mask.shape == (32, 32)
+    assert 0.15 < mask.mean() < 0.6
+    inside, outside = img[mask].astype(int), img[~mask].astype(int)
+    assert (inside[:, 0] - inside[:, 2]).mean() > 80  # the object is red
+    assert np.abs(outside[:, 0] - outside[:, 2]).mean() < 10  # the backdrop is neutral
+
+
+def test_diagnostic_run(tmp_path):
+    pytest.importorskip("mitsuba")
+    from huebench.runs.runner import evaluate
+
+    res = evaluate(
+        "gencolor-diagnostic", "none", out=tmp_path / "d", no_cache=True, progress=False, quick=True, limit=30
+    )
+    m = res.metrics
+    assert res.results["n"] == 30 and m["paper_accuracy"] == 96.46
+    assert m["accuracy_exact_mask"]["value"] >= 30.0  # the scorer recognises most renders' true colours
+    assert m["false_accept_far_color"]["value"] <= 5.0  # and almost never accepts a far colour
+    assert 0.6 < m["offline_mask_iou_mean"] <= 1.0
+    rec = res.records[0]
+    assert {"exact", "offline", "far_color", "far_accepted", "offline_mask_iou"} <= set(rec) and "dominant_lab" in rec[
+        "exact"
+    ]
+    assert "Known-colour diagnostic" in (tmp_path / "d" / "report.html").read_text()
