@@ -26,7 +26,7 @@ def _scene(rgb, size=64, bg=(128, 128, 128), seed=0):
 def test_candidate_sets_and_thresholds():
     s = ColorScorer("iscc-nbs-l2", k=3)
     cands = s.candidates("Red")
-    assert [c.name for c in cands][0] == "Red" and len(cands) == 4
+    assert cands[0].name == "Red" and len(cands) == 4
     l2 = load_system("iscc-nbs-l2")
     assert [c.name for c in cands[1:]] == [n.color.name for n in l2.neighbours("Red", 3)]
     img, mask = _scene(l2.get("Red").rgb)
