@@ -40,7 +40,11 @@ def _lathe(profile: list[tuple[float, float]], n: int = 48) -> tuple[NDArray[np.
         for j in range(n):
             a, b, c, d = i * n + j, i * n + (j + 1) % n, (i + 1) * n + j, (i + 1) * n + (j + 1) % n
             faces += [(a, c, b), (b, c, d)]
-    return verts.astype(np.float32), np.asarray(faces, dtype=np.uint32)
+    tri = np.asarray(faces, dtype=np.int64)
+    # drop the zero-area triangles of rings on the axis (r = 0: apex, disk centres); they give
+    # undefined vertex normals, which rendered the cone black
+    area = np.linalg.norm(np.cross(verts[tri[:, 1]] - verts[tri[:, 0]], verts[tri[:, 2]] - verts[tri[:, 0]]), axis=1)
+    return verts.astype(np.float32), tri[area > 1e-9].astype(np.uint32)
 
 
 def _torus(
@@ -169,7 +173,9 @@ def _mesh_file(name: str) -> str:
         *(f"{x:.6f} {y:.6f} {z:.6f}" for x, y, z in verts),
         *(f"3 {a} {b} {c}" for a, b, c in faces),
     ]
-    path.write_text("\n".join(lines) + "\n")
+    from huebench.io import atomic_write_text
+
+    atomic_write_text(path, "\n".join(lines) + "\n")  # several workers may write it at once
     return str(path)
 
 
