@@ -136,12 +136,7 @@ class Coda(Benchmark):
             }
             avg["acc1"] = float(np.mean([t["acc1"] for t in per_template]))
             rec: dict[str, Any] = {
-                "id": o.class_id,
-                "status": "ok",
-                "name": o.display_name,
-                "group": o.group,
-                "split": o.split,
-                "truth": o.distribution,
+                **o.record_base(),
                 "templates": per_template,
                 "best": {
                     key: best[key]

@@ -60,6 +60,17 @@ class CodaObject:
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
+    def record_base(self) -> dict[str, Any]:
+        """The fields every per-object run record starts with."""
+        return {
+            "id": self.class_id,
+            "status": "ok",
+            "name": self.display_name,
+            "group": self.group,
+            "split": self.split,
+            "truth": self.distribution,
+        }
+
 
 def read_objects(path: str | Path) -> list[CodaObject]:
     out = []

@@ -146,12 +146,7 @@ class CodaProbe(Benchmark):
             feats = np.mean([np.asarray(outs[k + j]["output"], dtype=np.float64) for j in range(len(ps))], axis=0)
             k += len(ps)
             yield {
-                "id": o.class_id,
-                "status": "ok",
-                "name": o.display_name,
-                "group": o.group,
-                "split": o.split,
-                "truth": o.distribution,
+                **o.record_base(),
                 "features": [float(v) for v in feats],
                 "feature_source": f"{kind} templates, position {position}, mean of {len(ps)}",
                 "reason": f"{len(ps)} templates → {len(feats)}-d feature",

@@ -202,34 +202,15 @@ class Rainbow(_RainbowBase):
             probe_recs = []
             for p in ps:
                 sm, sf = scores[p["text"]], scores[p["foil"]]
+                rec_p = {
+                    k: p.get(k) for k in ("id", "kind", "original_color", "foil_color", "relation", "mention_index")
+                }
                 if cap is Capability.IMAGE_TEXT_SCORE:
-                    right = sm > sf
-                    probe_recs.append(
-                        {
-                            "id": p["id"],
-                            "kind": p["kind"],
-                            "original_color": p["original_color"],
-                            "foil_color": p["foil_color"],
-                            "relation": p["relation"],
-                            "mention_index": p.get("mention_index"),
-                            "ranking_correct": right,
-                        }
-                    )
+                    rec_p["ranking_correct"] = sm > sf
                 else:
                     acc, rej = sm > 0.5, sf <= 0.5
-                    probe_recs.append(
-                        {
-                            "id": p["id"],
-                            "kind": p["kind"],
-                            "original_color": p["original_color"],
-                            "foil_color": p["foil_color"],
-                            "relation": p["relation"],
-                            "mention_index": p.get("mention_index"),
-                            "match_accepted": acc,
-                            "foil_rejected": rej,
-                            "pair_correct": acc and rej,
-                        }
-                    )
+                    rec_p.update(match_accepted=acc, foil_rejected=rej, pair_correct=acc and rej)
+                probe_recs.append(rec_p)
             key = "ranking_correct" if cap is Capability.IMAGE_TEXT_SCORE else "pair_correct"
             n_right = sum(r[key] for r in probe_recs)
             rec = {
