@@ -107,7 +107,12 @@ def _sample_rows(records: Sequence[dict[str, Any]], n: int = 50) -> list[dict[st
         if "caption_1" in r:
             shown = f"{r['caption_1']} | {r['caption_2']}"
         else:
-            shown = r.get("text") or r.get("name") or r.get("prompt") or ""
+            shown = (
+                r.get("text")
+                or r.get("name")
+                or r.get("prompt")
+                or (f"{r['object']} in {r['color']}" if "object" in r and "color" in r else "")
+            )
         rows.append(
             {
                 "id": r.get("id"),
@@ -126,7 +131,7 @@ def write_run_report(
     meta = [
         ("benchmark", config["benchmark"]),
         ("model", config["model"]["spec"]),
-        ("capability", config.get("capability", "")),
+        ("capability", config.get("capability") or "none (scoring only)"),
         ("fingerprint", config["model"]["fingerprint"]),
         ("samples", f"{results['n']} scored, {results['n_failed']} failed"),
         ("seed", config["seed"]),

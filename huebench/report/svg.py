@@ -113,7 +113,7 @@ def bar_chart_svg(
     )
     for k in range(5):
         v = top_val * k / 4
-        parts.append(f'<text x="{left - 4}" y="{y(v) + 4}" font-size="10" text-anchor="end">{v:.2g}</text>')
+        parts.append(f'<text x="{left - 4}" y="{y(v) + 4}" font-size="10" text-anchor="end">{v:.3g}</text>')
     if ylabel:
         parts.append(
             f'<text x="12" y="{top + height / 2}" font-size="11" transform="rotate(-90 12 {top + height / 2})" text-anchor="middle">{esc(ylabel)}</text>'
