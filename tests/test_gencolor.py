@@ -133,3 +133,85 @@ def test_diagnostic_run(tmp_path):
         "exact"
     ]
     assert "Known-colour diagnostic" in (tmp_path / "d" / "report.html").read_text()
+
+
+def test_objects_and_templates_transcription():
+    import collections
+    import re
+
+    from huebench.benchmarks.gencolor.data import CATEGORIES, load_objects, load_templates
+
+    objs = load_objects()
+    assert len(objs) == 108 and len({o.name for o in objs}) == 107  # "sink" twice, two categories
+    assert set(CATEGORIES) == {o.category for o in objs}
+    counts = collections.Counter(o.category for o in objs)
+    assert counts == {
+        "animals": 18,
+        "tools and miscellaneous": 18,
+        "vehicles": 17,
+        "sports and toys": 17,
+        "furniture and household": 14,
+        "clothing and accessories": 14,
+        "fruits and vegetables": 10,
+    }
+    assert collections.Counter(o.source for o in objs) == {"COCO": 51, "ImageNet": 57}
+    car = next(o for o in objs if o.name == "car")
+    assert car.negative_labels[:3] == ("window", "windshield", "wheel") and len(car.negative_labels) == 20
+    t = load_templates()
+    assert {k: len(v) for k, v in t.items()} == {
+        "object-focused": 12,
+        "numeric-hex": 10,
+        "numeric-rgb": 5,
+        "contextual": 63,
+        "scene": 30,
+        "implicit": 100,
+    }
+    assert all("{color}" in x and "{object}" in x for x in t["object-focused"])
+    assert all("{hex}" in x for x in t["numeric-hex"]) and all("{r}" in x and "{b}" in x for x in t["numeric-rgb"])
+    assert all(x.count("{color}") == 1 for x in t["contextual"] + t["implicit"])
+    assert all(
+        set(re.findall(r"\{color\d\}", x)) in ({"{color1}", "{color2}"}, {"{color1}", "{color2}", "{color3}"})
+        for x in t["scene"]
+    )
+
+
+def test_objects_cross_check_with_upstream(shared_data):
+    import csv
+
+    from huebench.benchmarks.gencolor.data import load_objects
+
+    with open(shared_data / "gencolorbench-upstream" / "objects" / "objects.csv", newline="") as fh:
+        upstream = {r["Class_Name"].strip().lower() for r in csv.DictReader(fh)}
+    ours = {o.name.lower() for o in load_objects()}
+    # upstream's list (100) is an earlier selection: documented in docs/gencolor.md
+    assert sorted(ours - upstream) == [
+        "ambulance",
+        "beach wagon",
+        "doll",
+        "ferry",
+        "giraffe",
+        "goldfish",
+        "hair drier",
+        "lobster",
+        "shark",
+        "shorts",
+        "teddy bear",
+        "tiger",
+        "tow truck",
+        "toy poodle",
+        "toy terrier",
+        "train",
+        "zebra",
+    ]
+    assert sorted(upstream - ours) == [
+        "curtain",
+        "lipstick",
+        "pillow",
+        "socks",
+        "teddybear",
+        "thermos",
+        "tissue box",
+        "towel",
+        "trash can",
+        "wallet",
+    ]
