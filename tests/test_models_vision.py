@@ -147,5 +147,5 @@ def test_openclip_missing_says_which_extra():
     from huebench.errors import HuebenchError
     from huebench.models.registry import load_model
 
-    with pytest.raises(HuebenchError, match=r"install it with `bash scripts/install.sh vision`"):
+    with pytest.raises(HuebenchError, match=r"install it with `bash scripts/install.sh openclip`"):
         load_model("clip-rn50")

@@ -215,7 +215,7 @@ def test_html_in_captions_is_escaped_in_reports(tmp_path):
         (
             "open_clip",
             lambda: __import__("huebench.models.registry", fromlist=["x"]).load_model("openclip:RN50:openai"),
-            r"bash scripts/install.sh vision",
+            r"bash scripts/install.sh openclip",
         ),
         (
             "spacy",

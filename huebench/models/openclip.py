@@ -29,7 +29,7 @@ class OpenCLIP(Model):
             spec or f"openclip:{arch}:{pretrained or ''}",
             **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")},
         )
-        open_clip = require_extra("open_clip", "vision")
+        open_clip = require_extra("open_clip", "openclip")
         self.arch, self.pretrained = arch, pretrained
         self.model, _, self.preprocess = open_clip.create_model_and_transforms(
             arch, pretrained=pretrained, device=self.device

@@ -70,7 +70,7 @@ class ModelEntry:
 def _e(
     alias: str, source: str, caps: tuple[Capability, ...], paper: str, notes: str = "", plugin: bool = False
 ) -> ModelEntry:
-    extra = {"hf": "lm,vision", "openclip": "vision", "diffusers": "t2i", "api": "", "reference": ""}.get(
+    extra = {"hf": "lm,vision", "openclip": "openclip", "diffusers": "t2i", "api": "", "reference": ""}.get(
         source.split(":")[0], ""
     )
     return ModelEntry(alias, source, caps, paper, notes, plugin, extra)
