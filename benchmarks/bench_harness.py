@@ -5,6 +5,8 @@
 2. Pseudo-log-likelihood: batched (all masked copies in shared forwards) vs one mask at a time
    (goal ≥ 5×, same numbers to 1e-5), on a BERT-shaped random model.
 3. Re-running a finished run from the cache vs cold (goal ≥ 50×, zero model calls).
+4. GenColorBench scorer throughput (images/s) on the diagnostic renders, with exact masks and with
+   the offline segmentation.
 
     python benchmarks/bench_harness.py [--json OUT.json]
 """
@@ -187,6 +189,24 @@ def bench_cache(tmp: Path) -> dict[str, float]:
     }
 
 
+def bench_scorer(tmp: Path) -> dict[str, float]:
+    from huebench.benchmarks.gencolor.render import OBJECTS, RenderSpec, render
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+    from huebench.color import load_system
+
+    l2 = load_system("iscc-nbs-l2")
+    renders = [(c.name, *render(RenderSpec(obj, c.rgb, size=64, spp=8))) for c in list(l2)[:8] for obj in OBJECTS]
+    scorer = ColorScorer("iscc-nbs-l2")
+    exact_s, _ = _timed(lambda: [scorer.score_image(img, name, mask=m) for name, img, m in renders])
+    offline_s, _ = _timed(lambda: [scorer.score_image(img, name) for name, img, _ in renders])
+    return {
+        "images": len(renders),
+        "size": 64,
+        "exact_mask_images_per_s": len(renders) / exact_s,
+        "offline_segmentation_images_per_s": len(renders) / offline_s,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", default=None)
@@ -198,6 +218,11 @@ def main() -> None:
             "pll": bench_pll(tmp / "pll"),
             "cache": bench_cache(tmp / "cache"),
         }
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            report["scorer"] = bench_scorer(Path(d))
+    except Exception as exc:  # Mitsuba missing: the other figures still count
+        report["scorer"] = {"skipped": str(exc)}
     r, p, c = report["rainbow_dedup"], report["pll"], report["cache"]
     print(
         f"Rainbow de-duplication: {r['passes_dedup']} vs {r['passes_naive']} forward passes ({r['passes_ratio']:.2f}×), time {r['seconds_dedup']:.2f}s vs {r['seconds_naive']:.2f}s ({r['time_ratio']:.2f}×) over {r['probes']} probes"
@@ -208,6 +233,13 @@ def main() -> None:
     print(
         f"Cache: rerun {c['seconds_from_cache']:.3f}s vs cold {c['seconds_cold']:.3f}s → {c['speedup']:.0f}× faster, model calls {c['model_calls_rerun']} vs {c['model_calls_cold']}"
     )
+    sc = report["scorer"]
+    if "skipped" in sc:
+        print(f"Scorer throughput: skipped ({sc['skipped']})")
+    else:
+        print(
+            f"Scorer throughput on {sc['images']} diagnostic renders ({sc['size']} px): {sc['exact_mask_images_per_s']:.0f} images/s with exact masks, {sc['offline_segmentation_images_per_s']:.0f} images/s with offline segmentation"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
 
