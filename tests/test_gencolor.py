@@ -215,3 +215,68 @@ def test_objects_cross_check_with_upstream(shared_data):
         "trash can",
         "wallet",
     ]
+
+
+def test_vlm_judge_parsing():
+    from huebench.benchmarks.gencolor.vlm_judge import judge, parse_hex, parse_name, parse_yes_no, questions_for
+
+    assert parse_name("The color is light sea green.", "css3") == "LightSeaGreen"
+    assert parse_name("It looks Dark slate grey", "css3") in ("DarkSlateGray", "DarkSlateGrey")
+    assert parse_name("red or blue", "css3") is None  # two colours: no answer
+    assert parse_name("no idea", "css3") is None
+    assert parse_hex("hex: ff8800") == "#FF8800" and parse_hex("#12ab") is None
+    assert parse_yes_no("Yes, it is.") is True and parse_yes_no("No.") is False and parse_yes_no("maybe yes") is None
+    css = load_system("css3")
+    qs = questions_for("css3", "sphere", css.get("Tomato"), css.get("Navy"))
+    assert [q["q"] for q in qs] == [
+        "name",
+        "mcq",
+        "hex",
+        "verify-name",
+        "verify-name",
+        "verify-rgb",
+        "verify-rgb",
+        "verify-hex",
+        "verify-hex",
+    ]
+    assert [q["expected"] for q in qs if q["q"] == "verify-rgb"] == [True, False]
+    assert judge(qs[0], "It is tomato.", "css3") and not judge(qs[0], "Coral", "css3")
+    assert judge(qs[2], "#FF6347", "css3") and judge(qs[4], "No", "css3")
+    assert (
+        len(
+            questions_for(
+                "iscc-nbs-l2", "cube", load_system("iscc-nbs-l2").get("Red"), load_system("iscc-nbs-l2").get("Blue")
+            )
+        )
+        == 6
+    )
+
+
+def test_diagnostic_with_a_vlm_judge(tmp_path):
+    pytest.importorskip("mitsuba")
+    from huebench.runs.runner import evaluate
+
+    res = evaluate(
+        "gencolor-diagnostic",
+        "reference:random",
+        out=tmp_path / "d",
+        no_cache=True,
+        progress=False,
+        quick=True,
+        limit=6,
+        system="css3",
+    )
+    v = res.metrics["vlm"]
+    assert res.results["capability"] == "vlm" and set(v["per_question"]) == {
+        "name",
+        "mcq",
+        "hex",
+        "verify-name",
+        "verify-rgb",
+        "verify-hex",
+    }
+    answers = [a for r in res.records for a in r["vlm"]]
+    assert len(answers) == 6 * 9 and v["overall"] == pytest.approx(
+        100 * sum(a["correct"] for a in answers) / len(answers)
+    )
+    assert "Table 10 shape" in (tmp_path / "d" / "report.html").read_text()

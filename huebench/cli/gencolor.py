@@ -57,6 +57,11 @@ def diagnose(
     seed: int = typer.Option(0, "--seed", help="Seed for set-up choices and render noise."),
     resume: bool = typer.Option(False, "--resume", help="Continue a run folder."),
     executor: str = typer.Option("local", "--executor", help="local or ray."),
+    vlm: str | None = typer.Option(
+        None, "--vlm", help="Also ask this VLM the Appendix E questions (Q1–Q6 CSS, Q1–Q4 L2)."
+    ),
+    batch_size: int = typer.Option(8, "--batch-size", help="VLM batch size."),
+    device: str = typer.Option("cpu", "--device", help="torch device for the VLM."),
 ) -> None:
     """Render objects in every colour of a system (Mitsuba 3), score them, report accuracy and false accepts."""
     from huebench.runs.runner import RunOptions, run
@@ -78,4 +83,10 @@ def diagnose(
         f"{m['system']}: accuracy {m['accuracy_exact_mask']['value']:.2f} % with exact masks, {m['accuracy_offline_mask']['value']:.2f} % with offline "
         f"segmentation (paper: {m['paper_accuracy']:.2f} %); far-colour false accepts {m['false_accept_far_color']['value']:.2f} % — n = {res.results['n']}"
     )
+    if "vlm" in m:
+        v = m["vlm"]
+        console.print(
+            f"VLM as judge: overall {v['overall']:.2f} % — "
+            + ", ".join(f"{q} {x:.1f}" for q, x in v["per_question"].items())
+        )
     console.print(f"report: {res.run_dir / 'report.html'}")

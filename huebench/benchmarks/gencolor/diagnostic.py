@@ -60,7 +60,8 @@ class Diagnostic(Benchmark):
         self.scorer = ColorScorer(system)
 
     def check_model(self, model: Model) -> Capability | None:  # type: ignore[override]
-        return None  # the scorer needs no model
+        # the scorer needs no model; a VLM, when given, also answers the VLM-as-judge questions
+        return Capability.VLM if model.supports(Capability.VLM) else None
 
     def samples(self) -> list[Sample]:
         system = load_system(self.system_name)
@@ -100,6 +101,7 @@ class Diagnostic(Benchmark):
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
         from huebench.benchmarks.gencolor.scoring import segment_offline
 
+        use_vlm = self.check_model(model) is Capability.VLM
         for s in samples:
             i = s.inputs
             img, mask = render(
@@ -119,6 +121,7 @@ class Diagnostic(Benchmark):
             far_name = self._far_color(i["color"])
             far, _ = self.scorer.score_image(img, far_name, mask=mask)
             inter, union = int((seg & mask).sum()), int((seg | mask).sum())
+            vlm = self._ask_vlm(model, ctx, img, i, far_name) if use_vlm else None
             yield {
                 "id": s.id,
                 "status": "ok",
@@ -128,9 +131,33 @@ class Diagnostic(Benchmark):
                 "far_color": far_name,
                 "far_accepted": far.passed,
                 "offline_mask_iou": inter / union if union else 0.0,
+                **({"vlm": vlm} if vlm is not None else {}),
                 "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}",
                 "batch_size": 1,
             }
+
+    def _ask_vlm(
+        self, model: Model, ctx: Any, img: np.ndarray, i: dict[str, Any], far_name: str
+    ) -> list[dict[str, Any]]:
+        from PIL import Image
+
+        from huebench.benchmarks.gencolor.vlm_judge import judge, questions_for
+        from huebench.models.base import VLMQuery
+
+        system = load_system(self.system_name)
+        qs = questions_for(self.system_name, i["object"], system.get(i["color"]), system.get(far_name))
+        reqs = [{"parts": [img, q["prompt"]], "max_new_tokens": 24} for q in qs]
+        outs = ctx.call(
+            "vlm-generate",
+            reqs,
+            lambda rs: model.generate(
+                [VLMQuery((Image.fromarray(r["parts"][0]), r["parts"][1]), r["max_new_tokens"]) for r in rs]
+            ),
+        )
+        return [
+            {**q, "answer": str(o["output"]), "correct": judge(q, str(o["output"]), self.system_name)}
+            for q, o in zip(qs, outs, strict=True)
+        ]
 
     def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         def pct(values: Sequence[bool]) -> dict[str, Any]:
@@ -151,6 +178,26 @@ class Diagnostic(Benchmark):
             k: sum(1 for r in fails if not r["exact"]["passes"].get(k, False))
             for k in ("delta_e00", "delta_chroma", "delta_hue")
         }
+        if records and "vlm" in records[0]:
+            answers = [a for r in records for a in r["vlm"]]
+            per_q = {
+                q: 100.0 * float(np.mean([a["correct"] for a in answers if a["q"] == q]))
+                for q in dict.fromkeys(a["q"] for a in answers)
+            }
+            kinds = {
+                "open-ended": ("name", "hex"),
+                "mcq": ("mcq",),
+                "binary": ("verify-name", "verify-rgb", "verify-hex"),
+            }
+            out["vlm"] = {
+                "overall": 100.0 * float(np.mean([a["correct"] for a in answers])),
+                **{
+                    k: 100.0 * float(np.mean([a["correct"] for a in answers if a["q"] in qs]))
+                    for k, qs in kinds.items()
+                    if any(a["q"] in qs for a in answers)
+                },
+                "per_question": per_q,
+            }
         for key in ("object", "lighting", "background"):
             groups: dict[str, list[bool]] = {}
             for r in records:
@@ -175,7 +222,25 @@ class Diagnostic(Benchmark):
             ["paper's scorer (its renders)", fmt_num(m["paper_accuracy"], 2), "", ""],
         ]
         objs = m["by_object"]
+        vlm_sections = []
+        if "vlm" in m:
+            v = m["vlm"]
+            cols = ["model", "overall", *[k for k in ("open-ended", "mcq", "binary") if k in v], *v["per_question"]]
+            row = [
+                results["model"],
+                fmt_num(v["overall"], 2),
+                *[fmt_num(v[k], 2) for k in ("open-ended", "mcq", "binary") if k in v],
+                *[fmt_num(x, 2) for x in v["per_question"].values()],
+            ]
+            vlm_sections.append(
+                Section(
+                    "VLM as judge (Table 10 shape)",
+                    table={"columns": cols, "rows": [row]},
+                    note="verification questions are asked with the true and with a far value: always answering yes scores 50 %",
+                )
+            )
         return [
+            *vlm_sections,
             Section(
                 f"Known-colour diagnostic ({m['system']})",
                 table={"columns": ["measure", "%", "95% CI", "n"], "rows": rows},
