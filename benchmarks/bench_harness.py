@@ -151,20 +151,10 @@ def bench_pll(tmp: Path) -> dict[str, float]:
 
 
 def bench_cache(tmp: Path) -> dict[str, float]:
-    # CLIP ViT-B/32's architecture (transformers' default CLIPConfig) with random weights: the same
-    # compute as the real model, without downloading it
-    import torch
-    import transformers as tf
-
     from huebench.runs.runner import evaluate
-    from huebench.testing.tiny import _clip_tokenizer
+    from huebench.testing.tiny import build_clip_vit_b32
 
-    folder = tmp / "clip-b32"
-    tok = _clip_tokenizer(folder)
-    torch.manual_seed(0)
-    tf.CLIPModel(tf.CLIPConfig()).save_pretrained(folder)
-    tf.CLIPProcessor(image_processor=tf.CLIPImageProcessorPil(), tokenizer=tok).save_pretrained(folder)
-    model = f"hf:{folder}"
+    model = f"hf:{build_clip_vit_b32(tmp / 'clip-b32')}"
     cache = tmp / "cache.sqlite"
     cold_s, cold = _timed(
         lambda: evaluate(

@@ -27,21 +27,16 @@ def main() -> None:
     args = ap.parse_args()
     import numpy as np
     import torch
-    import transformers as tf
     from PIL import Image
 
     if not torch.cuda.is_available():
         raise SystemExit("gpu_throughput.py needs a CUDA device")
     from huebench.models.registry import load_model
-    from huebench.testing.tiny import _clip_tokenizer
+    from huebench.testing.tiny import build_clip_vit_b32
 
     report: dict[str, object] = {"device": torch.cuda.get_device_name(0)}
     with tempfile.TemporaryDirectory() as d:
-        folder = Path(d) / "clip-b32"
-        tok = _clip_tokenizer(folder)
-        torch.manual_seed(0)
-        tf.CLIPModel(tf.CLIPConfig()).save_pretrained(folder)
-        tf.CLIPProcessor(image_processor=tf.CLIPImageProcessorPil(), tokenizer=tok).save_pretrained(folder)
+        folder = build_clip_vit_b32(Path(d) / "clip-b32")
         rng = np.random.default_rng(0)
         images = [Image.fromarray(rng.integers(0, 256, (224, 224, 3), dtype=np.uint8)) for _ in range(args.pairs)]
         texts = [f"a photo of a {c} object" for c in ["red", "blue", "green", "white"]]

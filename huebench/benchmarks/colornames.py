@@ -23,6 +23,7 @@ from PIL import Image
 from huebench.benchmarks.base import Benchmark, Sample
 from huebench.color import basic_terms, lab_to_lch, lab_to_srgb, lch_to_lab, load_system
 from huebench.models.base import Capability, Model, VLMQuery
+from huebench.runs.runner import group_outputs
 from huebench.stats import bootstrap_ci
 
 CAPTION = "a photo of a {color} square."
@@ -81,13 +82,7 @@ class ColorNames(Benchmark):
                 reqs,
                 lambda rs: model.match_probability([Image.fromarray(r["image"]) for r in rs], [r["text"] for r in rs]),
             )
-            outs = [
-                {
-                    "output": [flat[i * len(terms) + j]["output"] for j in range(len(terms))],
-                    "batch_size": flat[i * len(terms)]["batch_size"],
-                }
-                for i in range(len(images))
-            ]
+            outs = group_outputs(flat, len(terms))
         else:
             reqs = [
                 {"image": np.asarray(images[i]), "question": QUESTION.format(color=t)}
@@ -99,13 +94,7 @@ class ColorNames(Benchmark):
                 reqs,
                 lambda rs: model.yes_probability([VLMQuery((Image.fromarray(r["image"]), r["question"])) for r in rs]),
             )
-            outs = [
-                {
-                    "output": [flat[i * len(terms) + j]["output"] for j in range(len(terms))],
-                    "batch_size": flat[i * len(terms)]["batch_size"],
-                }
-                for i in range(len(images))
-            ]
+            outs = group_outputs(flat, len(terms))
         for s, o in zip(samples, outs, strict=True):
             scores = [float(x) for x in o["output"]]
             pred = terms[int(np.argmax(scores))]

@@ -40,7 +40,8 @@ class _TokenizerMixin:
     model: Any
     device: str
 
-    def _pad_forward(self, rows: Sequence[Sequence[int]], *, hidden: bool = False) -> Any:
+    def _padded(self, rows: Sequence[Sequence[int]]) -> tuple[Any, Any]:
+        """Right-padded ``input_ids`` and ``attention_mask`` tensors on the model's device."""
         import torch
 
         width = max(len(r) for r in rows)
@@ -50,11 +51,14 @@ class _TokenizerMixin:
         for i, r in enumerate(rows):
             ids[i, : len(r)] = torch.tensor(r, dtype=torch.long)
             att[i, : len(r)] = 1
+        return ids.to(self.device), att.to(self.device)
+
+    def _pad_forward(self, rows: Sequence[Sequence[int]], *, hidden: bool = False) -> Any:
+        import torch
+
+        ids, att = self._padded(rows)
         with torch.inference_mode():
-            out = self.model(
-                input_ids=ids.to(self.device), attention_mask=att.to(self.device), output_hidden_states=hidden
-            )
-        return out
+            return self.model(input_ids=ids, attention_mask=att, output_hidden_states=hidden)
 
 
 class HFMaskedLM(_TokenizerMixin, HFModel):
@@ -95,15 +99,9 @@ class HFMaskedLM(_TokenizerMixin, HFModel):
         if split is None:
             return self._pad_forward([j.input_ids for j in batch]).logits.float()[rows, pos]
         encoder, head = split
-        width = max(len(j.input_ids) for j in batch)
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        ids = torch.full((len(batch), width), pad, dtype=torch.long)
-        att = torch.zeros((len(batch), width), dtype=torch.long)
-        for i, j in enumerate(batch):
-            ids[i, : len(j.input_ids)] = torch.tensor(j.input_ids)
-            att[i, : len(j.input_ids)] = 1
+        ids, att = self._padded([j.input_ids for j in batch])
         with torch.inference_mode():
-            hidden = encoder(input_ids=ids.to(self.device), attention_mask=att.to(self.device))[0]
+            hidden = encoder(input_ids=ids, attention_mask=att)[0]
             return head(hidden[rows, pos].unsqueeze(1))[:, 0].float()
 
     def _score_jobs(self, jobs: Sequence[_MaskJob]) -> list[float]:

@@ -35,7 +35,7 @@ from huebench.io import JsonlAppender, atomic_write_json, read_jsonl
 from huebench.models.base import Model
 from huebench.runs.cache import OutputCache, request_key
 
-__all__ = ["RunContext", "RunOptions", "RunResult", "default_cache_path", "evaluate", "rescore", "run"]
+__all__ = ["RunContext", "RunOptions", "RunResult", "default_cache_path", "evaluate", "group_outputs", "rescore", "run"]
 
 
 def default_cache_path() -> Path:
@@ -131,6 +131,17 @@ class RunContext:
             self.model_calls += len(todo)
             found.update(new)
         return [found[k] for k in keys]
+
+
+def group_outputs(flat: Sequence[dict[str, Any]], size: int) -> list[dict[str, Any]]:
+    """Regroup ``ctx.call`` outputs made for ``size`` requests per sample into one item per sample:
+    ``{"output": [their outputs], "batch_size": the first one's}``."""
+    if len(flat) % size:
+        raise ValueError(f"{len(flat)} outputs do not split into groups of {size}")
+    return [
+        {"output": [o["output"] for o in flat[k : k + size]], "batch_size": flat[k]["batch_size"]}
+        for k in range(0, len(flat), size)
+    ]
 
 
 def _jsonable(obj: Any) -> Any:

