@@ -42,6 +42,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str 
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        with contextlib.suppress(AttributeError, OSError):
+            os.fchmod(fd, 0o644)  # mkstemp's 0600 would make results unreadable to others sharing the run
         with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
             fh.write(text)
             fh.flush()

@@ -81,6 +81,7 @@ def templates(lines: list[str]) -> dict[str, list[str]]:
     end = next(i for i, line in enumerate(lines) if line.startswith("Table 10:"))
     sections: dict[str, list[str]] = {}
     sec = None
+    in_caption = False
     for line in lines[start:end]:
         if line.startswith("D."):
             sec = line.split()[0]
@@ -88,9 +89,14 @@ def templates(lines: list[str]) -> dict[str, list[str]]:
             continue
         if re.match(r"^\s+\d+\.\s+\d+\.\s*$", line):
             sections[sec].append("")  # type: ignore[index]
+            in_caption = False
             continue
-        if sec and sections[sec] and line.strip():
-            sections[sec][-1] = (sections[sec][-1] + " " + line.strip()).strip()
+        if sec and sections[sec] and line.strip() and not in_caption:
+            # a figure and its caption are interleaved in the extraction: "Refer to caption" ends
+            # the item, and nothing is appended until the next numbered item
+            text, marker, _ = line.partition("Refer to caption")
+            in_caption = bool(marker)
+            sections[sec][-1] = (sections[sec][-1] + " " + text.strip()).strip()
     implicit = []
     for item in sections["D.4"]:
         parts = (

@@ -74,6 +74,8 @@ _REGISTRY: dict[str, str] = {
     "coda-probe": "huebench.benchmarks.coda.probe:CodaProbe",
     "rainbow": "huebench.benchmarks.rainbow.benchmark:Rainbow",
     "gencolor-diagnostic": "huebench.benchmarks.gencolor.diagnostic:Diagnostic",
+    "gencolor-generate": "huebench.benchmarks.gencolor.benchmark:GenColorGenerate",
+    "gencolorbench": "huebench.benchmarks.gencolor.benchmark:GenColorBench",
     "rainbow-baseline": "huebench.benchmarks.rainbow.benchmark:RainbowBaseline",
 }
 

@@ -90,3 +90,171 @@ def diagnose(
             + ", ".join(f"{q} {x:.1f}" for q, x in v["per_question"].items())
         )
     console.print(f"report: {res.run_dir / 'report.html'}")
+
+
+@app.command("prompts")
+def prompts_command(
+    suite: str = typer.Option("mini", "--suite", help="full (≈44.8K prompts) or mini (< 10K, stratified)."),
+    seed: int = typer.Option(0, "--seed", help="The suite is a pure function of the seed."),
+    out: Path = typer.Option(..., "--out", help="Output JSONL: one prompt record per line."),
+) -> None:
+    """Write GenColorBench's prompt suite (five tasks × ISCC-NBS L1/L2/L3 and CSS3/X11)."""
+    from huebench.benchmarks.gencolor.prompts import build_suite, suite_counts
+    from huebench.io import atomic_write_text
+
+    recs = build_suite(suite, seed=seed)
+    atomic_write_text(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
+    c = suite_counts(recs)
+    console.print(f"{c['total']} prompts → {out}")
+    console.print("  by task: " + ", ".join(f"{k} {v}" for k, v in c["by_task"].items()))
+    console.print("  by level: " + ", ".join(f"{k} {v}" for k, v in c["by_level"].items()))
+
+
+def _run_gencolor(benchmark: str, model: str, out: Path, options: dict, common: dict) -> object:
+    from huebench.runs.runner import RunOptions, run
+
+    opts = RunOptions(benchmark=benchmark, model=model, out=out, benchmark_options=options, **common)
+    return run(opts)
+
+
+@app.command("generate")
+def generate_command(
+    model: str = typer.Option(
+        ..., "--model", "-m", help="Text-to-image model: diffusers:<hub id or folder>, or an alias."
+    ),
+    prompts: str = typer.Option(
+        "mini", "--prompts", help="Prompt JSONL (gencolor prompts), or the built-in mini / full suite."
+    ),
+    images: Path = typer.Option(..., "--images", help="Image folder (layout: docs/gencolorbench.md)."),
+    n: int = typer.Option(4, "--n", min=1, help="Images per prompt."),
+    steps: int | None = typer.Option(None, "--steps", help="Sampling steps (default: the pipeline's)."),
+    height: int | None = typer.Option(None, "--height", help="Image height (default: the pipeline's)."),
+    width: int | None = typer.Option(None, "--width", help="Image width (default: the pipeline's)."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N prompts."),
+    batch_size: int = typer.Option(
+        4, "--batch-size", min=1, help="Images per pipeline call (halved on out-of-memory)."
+    ),
+    device: str = typer.Option("cpu", "--device", help="torch device."),
+    dtype: str = typer.Option("float32", "--dtype", help="float32, float16 or bfloat16."),
+    seed: int = typer.Option(0, "--seed", help="Seed of every image: hash(seed, prompt id, index)."),
+    executor: str = typer.Option("local", "--executor", help="local or ray."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="Address of a running Ray cluster."),
+    workers: int | None = typer.Option(None, "--workers", help="Ray actors."),
+) -> None:
+    """Generate n images per prompt into --images; existing images are verified by hash and skipped."""
+    import shutil
+
+    # the image folder is the state (hash-verified); the run folder only logs this invocation, so
+    # a deleted or torn image is made again instead of being skipped by an old record
+    log_dir = images / ".runs" / "generate"
+    shutil.rmtree(log_dir, ignore_errors=True)
+    res = _run_gencolor(
+        "gencolor-generate",
+        model,
+        log_dir,
+        {"prompts": prompts, "images": str(images), "n": n, "steps": steps, "height": height, "width": width},
+        {
+            "limit": limit,
+            "batch_size": batch_size,
+            "device": device,
+            "dtype": dtype,
+            "seed": seed,
+            "no_cache": True,
+            "executor": executor,
+            "ray_address": ray_address,
+            "workers": workers,
+        },
+    )
+    m = res.metrics  # type: ignore[attr-defined]
+    console.print(
+        f"{m['prompts']} prompts, {m['images']} images: "
+        + ", ".join(f"{k} {v}" for k, v in m["images_by_status"].items())
+        + f" → {images}"
+    )
+
+
+@app.command("score")
+def score_command(
+    images: Path = typer.Option(..., "--images", help="Image folder filled by gencolor generate (or any generator)."),
+    prompts: str = typer.Option("mini", "--prompts", help="Prompt JSONL, or the built-in mini / full suite."),
+    out: Path = typer.Option(..., "--out", help="Run folder: records.jsonl, results.json, report.html."),
+    n: int = typer.Option(4, "--n", min=1, help="Images per prompt."),
+    vqa: str | None = typer.Option(
+        None, "--vqa", help="VLM for the presence check (hf:…); default: no presence check."
+    ),
+    detector: str | None = typer.Option(
+        None, "--detector", help="Open-vocabulary detector: GroundingDINO or OWLv2 (hf:…)."
+    ),
+    segmenter: str | None = typer.Option(None, "--segmenter", help="SAM (hf:…); with --detector."),
+    masks: Path | None = typer.Option(None, "--masks", help="User masks: MASKS/<prompt id>/<index>.<object>.png."),
+    k: int = typer.Option(3, "--k", help="Nearest neighbours of the target in its candidate set."),
+    hue_threshold: float = typer.Option(5.0, "--hue-threshold", help="Hue-angle threshold in degrees."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N images."),
+    device: str = typer.Option("cpu", "--device", help="torch device of the helper models."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the suite and of the bootstrap."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run in --out."),
+    executor: str = typer.Option("local", "--executor", help="local or ray."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="Address of a running Ray cluster."),
+    workers: int | None = typer.Option(None, "--workers", help="Ray actors."),
+) -> None:
+    """Score an image folder: presence (VQA), masks (detector + SAM, user masks or offline), CIELAB metrics, task rules."""
+    res = _run_gencolor(
+        "gencolorbench",
+        "reference:none",
+        out,
+        {
+            "prompts": prompts,
+            "images": str(images),
+            "n": n,
+            "vqa": vqa,
+            "detector": detector,
+            "segmenter": segmenter,
+            "masks": str(masks) if masks else None,
+            "k": k,
+            "hue_threshold": hue_threshold,
+            "device": device,
+        },
+        {
+            "limit": limit,
+            "device": device,
+            "seed": seed,
+            "resume": resume,
+            "executor": executor,
+            "ray_address": ray_address,
+            "workers": workers,
+        },
+    )
+    m = res.metrics  # type: ignore[attr-defined]
+    t4 = m["table4"]
+    console.print(
+        f"{m['judged']} images judged ({m['unjudged']} not judged); "
+        + ", ".join(f"{t} {v:.2f}" for t, v in t4.items() if v is not None)
+    )
+    console.print(f"report: {res.run_dir / 'report.html'}")  # type: ignore[attr-defined]
+
+
+@app.command("compare")
+def compare_command(
+    runs: list[Path] = typer.Argument(..., help="gencolorbench run folders, one per model."),
+    as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+) -> None:
+    """Table 4 across models: accuracy per task (mean over L2, L3, CSS) and the average."""
+    from rich.table import Table
+
+    from huebench.benchmarks.gencolor.analysis import TASK_ORDER
+
+    rows = []
+    for d in runs:
+        res = json.loads((d / "results.json").read_text(encoding="utf-8"))
+        if res.get("benchmark") != "gencolorbench":
+            raise typer.BadParameter(f"{d} is a {res.get('benchmark')!r} run, not gencolorbench")
+        rows.append({"model": res["model"], "run": str(d), **res["metrics"]["table4"]})
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="GenColorBench (Table 4 shape)")
+    for col in ("model", *TASK_ORDER, "avg"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["model"], *[("" if r.get(t) is None else f"{r[t]:.2f}") for t in (*TASK_ORDER, "avg")])
+    console.print(table)

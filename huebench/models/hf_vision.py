@@ -318,6 +318,9 @@ class HFDetector(_Processed):
 
         image = to_rgb(image)
         if self.is_grounding_dino:
+            groups = self._label_groups(labels)
+            if len(groups) > 1:  # the text encoder takes max_text_len tokens: one pass per group
+                return [b for g in groups for b in self.detect(image, g, threshold=threshold)]
             text = " ".join(f"{label.strip().rstrip('.')}." for label in labels)  # GroundingDINO: "a. b."
             enc = self._to(self.processor(images=image, text=text, return_tensors="pt"))
             with torch.inference_mode():
@@ -352,6 +355,23 @@ class HFDetector(_Processed):
             )
             for n, sc, b in zip(names, scores, boxes, strict=True)
         ]
+
+    def _label_groups(self, labels: Sequence[str]) -> list[list[str]]:
+        """Split labels so each group's "a. b. c." prompt fits GroundingDINO's max_text_len."""
+        limit = int(getattr(self.config, "max_text_len", 256)) - 2  # [CLS] and [SEP]
+        tok = self.processor.tokenizer
+        groups: list[list[str]] = [[]]
+        used = 0
+        for label in labels:
+            n = len(tok(f"{label.strip().rstrip('.')}.", add_special_tokens=False)["input_ids"])
+            if n > limit:
+                raise ValueError(f"detection label {label!r} alone is {n} tokens; the detector takes {limit}")
+            if groups[-1] and used + n > limit:
+                groups.append([])
+                used = 0
+            groups[-1].append(label)
+            used += n
+        return groups
 
 
 class HFSegmenter(_Processed):

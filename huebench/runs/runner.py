@@ -100,8 +100,13 @@ class RunContext:
         capability: str,
         requests: Sequence[dict[str, Any]],
         compute: Callable[[list[dict[str, Any]]], Sequence[Any]],
+        *,
+        model: Model | None = None,
     ) -> list[dict[str, Any]]:
         """Outputs for ``requests``: from the cache where answered before, else from ``compute``.
+
+        ``model`` is the model ``compute`` calls when it is not the run's own (a benchmark's helper
+        models, e.g. GenColorBench's detector and segmenter): its fingerprint keys the cache.
 
         Each returned item is ``{"output": …, "batch_size": …}``; ``batch_size`` is the batch-size
         limit the output was computed under (the requested size, or less after an out-of-memory
@@ -109,7 +114,8 @@ class RunContext:
         happened to share the last batch, so a resumed run records the same value. Identical
         requests in one call are computed once.
         """
-        fp = self.model.fingerprint
+        used = model if model is not None else self.model
+        fp = used.fingerprint
         keys = [request_key(fp, capability, r) for r in requests]
         found = self.cache.get_many(keys)
         todo: dict[str, dict[str, Any]] = {}
@@ -121,8 +127,8 @@ class RunContext:
             outputs = list(compute(list(todo.values())))
             if len(outputs) != len(todo):
                 raise RuntimeError(f"{capability}: model returned {len(outputs)} outputs for {len(todo)} requests")
-            stats = self.model.last_batch
-            bs = stats.effective_batch_size if stats else self.model.batch_size
+            stats = used.last_batch
+            bs = stats.effective_batch_size if stats else used.batch_size
             if stats:
                 self.batch_sizes.update(stats.batch_sizes_used)
                 self.oom_backoffs += stats.oom_backoffs

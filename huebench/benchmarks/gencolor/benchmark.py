@@ -1,0 +1,287 @@
+"""GenColorBench as two harness benchmarks: ``gencolor-generate`` and ``gencolorbench`` (score).
+
+``gencolor-generate`` (one sample per prompt) fills an image folder (``store.py``) with a
+text-to-image model; ``gencolorbench`` (one sample per image) scores the folder — and, when its
+model is a text-to-image model, first generates whatever images are missing, so
+``huebench run gencolorbench --model diffusers:…`` is generation and scoring in one resumable run.
+Both run on the shared run layer: records, resume, cache, Ray.
+
+Helper models of the scorer are benchmark options (``vqa``, ``detector``, ``segmenter``: model
+specs, loaded once per process); their outputs are cached under their own fingerprints.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.gencolor.analysis import analyses, report_sections
+from huebench.benchmarks.gencolor.prompts import load_prompts
+from huebench.benchmarks.gencolor.store import ImageStore, image_seed
+from huebench.errors import HuebenchError
+from huebench.models.base import Capability, Model
+
+__all__ = ["GenColorBench", "GenColorGenerate"]
+
+
+@functools.cache
+def _helper(spec: str, device: str) -> Model:
+    from huebench.models.registry import load_model
+
+    return load_model(spec, device=device)
+
+
+class _Prompts(Benchmark):
+    """Shared option handling: the prompt records and the image folder."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        prompts: str = "mini",
+        images: str | None = None,
+        n: int = 4,
+        tasks: Sequence[str] | str | None = None,
+        systems: Sequence[str] | str | None = None,
+        steps: int | None = None,
+        height: int | None = None,
+        width: int | None = None,
+        **options: Any,
+    ):
+        if not images:
+            raise HuebenchError("GenColorBench needs an image folder: --images DIR")
+        if int(n) < 1:
+            raise HuebenchError(f"--n must be at least 1, got {n}")
+        tasks = [tasks] if isinstance(tasks, str) else tasks
+        systems = [systems] if isinstance(systems, str) else systems
+        super().__init__(
+            seed=seed,
+            prompts=str(prompts),
+            images=str(images),
+            n=int(n),
+            tasks=list(tasks) if tasks else None,
+            systems=list(systems) if systems else None,
+            steps=steps,
+            height=height,
+            width=width,
+            **options,
+        )
+        self.seed, self.n = int(seed), int(n)
+        self.store = ImageStore(images)
+        self.tasks, self.systems = tasks, systems
+        self.gen_options = {
+            k: v for k, v in {"num_inference_steps": steps, "height": height, "width": width}.items() if v is not None
+        }
+
+    @functools.cached_property
+    def prompts(self) -> dict[str, dict[str, Any]]:
+        recs = load_prompts(self.options["prompts"], seed=self.seed)
+        recs = [
+            r
+            for r in recs
+            if (not self.tasks or r["task"] in self.tasks) and (not self.systems or r["system"] in self.systems)
+        ]
+        return {r["id"]: r for r in recs}
+
+    def _generator_info(self, model: Model) -> dict[str, Any]:
+        return {"spec": model.spec, "fingerprint": model.fingerprint, "options": self.gen_options}
+
+    def _fill(self, model: Model, ctx: Any, wanted: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """Generate the wanted (prompt, index) images that are missing or fail their hash; returns
+        each one's status: verified, unverified (an outside generator's file) or generated."""
+        info = self._generator_info(model)
+        status: dict[tuple[str, int], str] = {}
+        todo = []
+        for pid, i in wanted:
+            self.store.check_generator(pid, info)
+            st = self.store.status(pid, i)
+            if st in ("verified", "unverified"):
+                status[(pid, i)] = st
+            else:
+                todo.append((pid, i))
+        if todo:
+            seeds = [image_seed(self.seed, pid, i) for pid, i in todo]
+            images = model.generate_images([self.prompts[pid]["prompt"] for pid, _ in todo], seeds, **self.gen_options)
+            for (pid, i), img, s in zip(todo, images, seeds, strict=True):
+                self.store.write(pid, i, img, seed=s, prompt=self.prompts[pid], generator=info)
+                status[(pid, i)] = "generated"
+            ctx.model_calls += len(todo)
+            stats = model.last_batch
+            if stats:
+                ctx.batch_sizes.update(stats.batch_sizes_used)
+                ctx.oom_backoffs += stats.oom_backoffs
+        return status
+
+
+class GenColorGenerate(_Prompts):
+    name = "gencolor-generate"
+    description = "GenColorBench: generate n images per prompt into an image folder (hash-verified resume)"
+    capabilities = (Capability.TEXT_TO_IMAGE,)
+
+    def samples(self) -> list[Sample]:
+        return [Sample(pid) for pid in self.prompts]
+
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+        wanted = [(s.id, i) for s in samples for i in range(self.n)]
+        status = self._fill(model, ctx, wanted)
+        for s in samples:
+            meta = self.store.meta(s.id) or {"images": {}}
+            images = [
+                {"index": i, "status": status[(s.id, i)], **meta["images"].get(str(i), {})} for i in range(self.n)
+            ]
+            made = sum(1 for im in images if im["status"] == "generated")
+            yield {
+                "id": s.id,
+                "status": "ok",
+                "task": self.prompts[s.id]["task"],
+                "images": images,
+                "reason": f"{made} generated, {self.n - made} already there",
+                "batch_size": model.batch_size,
+            }
+
+    def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        images = [im for r in records for im in r["images"]]
+        by_task: dict[str, int] = defaultdict(int)
+        for r in records:
+            by_task[r["task"]] += len(r["images"])
+        return {
+            "prompts": len(records),
+            "images": len(images),
+            "images_by_status": {
+                k: sum(1 for im in images if im["status"] == k) for k in ("generated", "verified", "unverified")
+            },
+            "images_by_task": dict(by_task),
+        }
+
+
+class GenColorBench(_Prompts):
+    name = "gencolorbench"
+    description = (
+        "GenColorBench: score generated images (VQA presence, detection + SAM masks, CIELAB metrics, task rules)"
+    )
+    capabilities = ()
+
+    def __init__(
+        self,
+        seed: int = 0,
+        vqa: str | None = None,
+        detector: str | None = None,
+        segmenter: str | None = None,
+        masks: str | None = None,
+        k: int = 3,
+        hue_threshold: float = 5.0,
+        box_threshold: float = 0.3,
+        device: str = "cpu",
+        **options: Any,
+    ):
+        if (detector is None) != (segmenter is None):
+            raise HuebenchError("--detector and --segmenter come together (GroundingDINO or OWLv2 boxes → SAM masks)")
+        super().__init__(
+            seed=seed,
+            vqa=vqa,
+            detector=detector,
+            segmenter=segmenter,
+            masks=masks,
+            k=int(k),
+            hue_threshold=float(hue_threshold),
+            box_threshold=float(box_threshold),
+            device=device,
+            **options,
+        )
+        self.vqa_spec, self.detector_spec, self.segmenter_spec = vqa, detector, segmenter
+        self.masks_dir, self.k, self.hue_threshold, self.box_threshold = (
+            masks,
+            int(k),
+            float(hue_threshold),
+            float(box_threshold),
+        )
+        self.device = device
+        self._scorers: dict[str, Any] = {}
+
+    def check_model(self, model: Model) -> Capability | None:  # type: ignore[override]
+        # scoring needs no model; a text-to-image model also fills in the missing images
+        return Capability.TEXT_TO_IMAGE if model.supports(Capability.TEXT_TO_IMAGE) else None
+
+    def samples(self) -> list[Sample]:
+        return [Sample(f"{pid}/{i}", {"prompt_id": pid, "index": i}) for pid in self.prompts for i in range(self.n)]
+
+    def scorer(self, system: str) -> Any:
+        from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+        if system not in self._scorers:
+            self._scorers[system] = ColorScorer(system, k=self.k, hue_threshold=self.hue_threshold)
+        return self._scorers[system]
+
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+        from huebench.benchmarks.gencolor.pipeline import ObjectMasker, decide, judge_objects, presence
+        from huebench.images import load_image
+
+        keys = [(s.inputs["prompt_id"], int(s.inputs["index"])) for s in samples]
+        if self.check_model(model) is Capability.TEXT_TO_IMAGE:
+            status = self._fill(model, ctx, keys)
+        else:
+            status = {k: self.store.status(*k) for k in keys}
+        vqa = _helper(self.vqa_spec, self.device) if self.vqa_spec else None
+        masker = ObjectMasker(
+            ctx.call,
+            detector=_helper(self.detector_spec, self.device) if self.detector_spec else None,
+            segmenter=_helper(self.segmenter_spec, self.device) if self.segmenter_spec else None,
+            masks_dir=self.masks_dir,
+            box_threshold=self.box_threshold,
+        )
+        for s, (pid, i) in zip(samples, keys, strict=True):
+            prompt = self.prompts[pid]
+            path = self.store.image_path(pid, i)
+            base = {
+                "id": s.id,
+                "prompt_id": pid,
+                "index": i,
+                "task": prompt["task"],
+                "system": prompt["system"],
+                "level": prompt.get("level"),
+                "format": prompt.get("format", "name"),
+                "template_id": prompt.get("template_id"),
+                "category": prompt["objects"][0].get("category"),
+                "colors": [c["name"] for c in prompt["colors"]],
+                "image": f"{pid}/{i}.png",
+                "image_status": status[(pid, i)],
+            }
+            if status[(pid, i)] in ("missing", "mismatch"):
+                why = (
+                    "missing"
+                    if status[(pid, i)] == "missing"
+                    else "does not match the sha256 in meta.json (torn or replaced)"
+                )
+                yield {
+                    **base,
+                    "status": "error",
+                    "reason": f"image {path} {why}: run `huebench gencolor generate` for this folder, or pass a text-to-image --model",
+                }
+                continue
+            image = np.asarray(load_image(path))
+            p_yes = None
+            if vqa is not None:
+                names = list(dict.fromkeys(o["name"] for o in prompt["objects"] if o.get("role") != "context"))
+                p_yes = dict(zip(names, presence(ctx.call, vqa, image, names), strict=True))
+            objects = judge_objects(image, prompt, i, masker, self.scorer(prompt["system"]), p_yes)
+            correct, reason = decide(prompt["task"], objects)
+            yield {
+                **base,
+                "status": "ok",
+                "objects": objects,
+                "correct": correct,
+                "reason": reason,
+                "mask_method": masker.method,
+                "presence_checked": vqa is not None,
+                "batch_size": model.batch_size,
+            }
+
+    def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        return analyses(records, seed=self.seed)
+
+    def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
+        return report_sections(results, records)

@@ -1,0 +1,136 @@
+"""The generated-image folder: a layout any generator can fill, with hash-verified resume.
+
+::
+
+    IMAGES/
+      <prompt id>/              e.g. cna-l2-00017 (letters, digits, '.', '_', '-' only)
+        0.png 1.png … (n-1).png one image per index
+        meta.json               the prompt record, the generator (spec, fingerprint, settings) and
+                                per image: file, seed, sha256, size
+
+An image counts as done when its file exists and its SHA-256 matches ``meta.json``; a file with no
+entry, or a different hash (a torn or replaced file), is generated again. Other generators (an API,
+a GAN, a hand-made set) can fill the folder without ``meta.json``: scoring then takes the images as
+they are and records them as unverified. Seeds are a pure function of (seed, prompt id, index), so
+an image never depends on which other images shared its batch or on which worker made it.
+
+Writes are atomic (temporary file + rename) and ``meta.json`` is updated under a file lock, so
+several workers (``--executor ray``) may fill one folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from huebench.errors import HuebenchError
+from huebench.io import InputFileError, atomic_write_json
+
+__all__ = ["ImageStore", "check_prompt_id", "image_seed"]
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def check_prompt_id(pid: str, where: str = "") -> str:
+    """Prompt ids name folders: reject anything that could escape the image root."""
+    if not isinstance(pid, str) or not _ID.match(pid) or ".." in pid:
+        raise InputFileError(
+            f"{where + ': ' if where else ''}prompt id {pid!r} cannot name a folder: use letters, digits, '.', '_' "
+            "and '-' only (no '/', no '..', at most 128 characters)"
+        )
+    return pid
+
+
+def image_seed(seed: int, prompt_id: str, index: int) -> int:
+    digest = hashlib.sha256(f"{seed}\x00{prompt_id}\x00{index}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class ImageStore:
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def folder(self, pid: str) -> Path:
+        return self.root / check_prompt_id(pid)
+
+    def image_path(self, pid: str, index: int) -> Path:
+        return self.folder(pid) / f"{int(index)}.png"
+
+    def meta(self, pid: str) -> dict[str, Any] | None:
+        path = self.folder(pid) / "meta.json"
+        if not path.exists():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputFileError(f"{path}: unreadable image metadata ({exc}); delete it to regenerate") from None
+
+    def status(self, pid: str, index: int) -> str:
+        """``verified`` (hash matches meta.json), ``unverified`` (a file with no meta entry — an
+        outside generator's), ``mismatch`` (hash differs: torn or replaced) or ``missing``."""
+        path = self.image_path(pid, index)
+        if not path.exists():
+            return "missing"
+        meta = self.meta(pid)
+        entry = (meta or {}).get("images", {}).get(str(index))
+        if entry is None:
+            return "unverified"
+        return "verified" if _sha256(path.read_bytes()) == entry["sha256"] else "mismatch"
+
+    @contextlib.contextmanager
+    def _locked(self, pid: str) -> Iterator[None]:
+        folder = self.folder(pid)
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / ".meta.lock", "a+b") as fh:
+            try:
+                import fcntl
+
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            except ImportError:  # pragma: no cover - Windows: one writer per folder assumed
+                pass
+            yield
+
+    def write(
+        self, pid: str, index: int, image: Any, *, seed: int, prompt: dict[str, Any], generator: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Store one image (PNG) and its meta entry; returns the entry."""
+        buf = io.BytesIO()
+        image.save(buf, format="PNG")
+        data = buf.getvalue()
+        path = self.image_path(pid, index)
+        with self._locked(pid):
+            meta = self.meta(pid) or {"prompt": prompt, "generator": generator, "images": {}}
+            self._same_generator(pid, meta, generator)
+            tmp = path.with_suffix(f".png.tmp{os.getpid()}")
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+            entry = {"file": path.name, "seed": int(seed), "sha256": _sha256(data), "size": list(image.size)}
+            meta["images"][str(index)] = entry
+            atomic_write_json(self.folder(pid) / "meta.json", meta)
+        return entry
+
+    def check_generator(self, pid: str, generator: dict[str, Any]) -> None:
+        meta = self.meta(pid)
+        if meta:
+            self._same_generator(pid, meta, generator)
+
+    def _same_generator(self, pid: str, meta: dict[str, Any], generator: dict[str, Any]) -> None:
+        if meta.get("generator", {}).get("fingerprint") != generator.get("fingerprint"):
+            raise HuebenchError(
+                f"{self.folder(pid)} holds images from {meta.get('generator', {}).get('spec')!r}, not "
+                f"{generator.get('spec')!r}: use another --images folder per model"
+            )

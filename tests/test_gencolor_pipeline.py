@@ -1,0 +1,421 @@
+"""GenColorBench generation, image store, per-image pipeline, task rules and analyses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from huebench.benchmarks.gencolor.analysis import analyses, modifier_groups
+from huebench.benchmarks.gencolor.pipeline import ObjectMasker, decide, judge_objects, rle_decode, rle_encode
+from huebench.benchmarks.gencolor.prompts import build_suite
+from huebench.benchmarks.gencolor.scoring import ColorScorer
+from huebench.benchmarks.gencolor.store import ImageStore, image_seed
+from huebench.color import load_system
+from huebench.errors import HuebenchError
+from huebench.models.base import Capability, DetectionBox, Model
+from huebench.runs.cache import OutputCache
+from huebench.runs.runner import RunContext, RunOptions, run
+
+
+def _write_prompts(path: Path, recs) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    return path
+
+
+def _one_per_task(seed: int = 0):
+    recs = build_suite("mini", seed=seed)
+    return [next(r for r in recs if r["task"] == t) for t in ("cna", "ncu", "coa", "moc", "ica")]
+
+
+# -- masks --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(0, 2**31 - 1))
+def test_rle_round_trip(h, w, seed):
+    m = np.random.default_rng(seed).random((h, w)) > 0.5
+    rle = rle_encode(m)
+    assert sum(rle["runs"]) == h * w
+    assert np.array_equal(rle_decode(json.loads(json.dumps(rle))), m)
+
+
+class _ScriptedDetector(Model):
+    """A fixed detector/segmenter for the mask-arithmetic unit test (the real GroundingDINO/OWLv2
+    and SAM adapters run in the integration tests below)."""
+
+    capabilities: ClassVar = frozenset({Capability.DETECTION, Capability.SEGMENTATION})
+
+    def __init__(self, boxes: dict[str, tuple], masks: dict[tuple, np.ndarray]):
+        super().__init__("scripted:detector")
+        self.boxes, self.masks, self.calls = boxes, masks, 0
+
+    def detect(self, image, labels, *, threshold=0.3):
+        self.calls += 1
+        return [DetectionBox(lb, 0.9, self.boxes[lb]) for lb in labels if lb in self.boxes]
+
+    def segment(self, image, boxes):
+        self.calls += 1
+        return [self.masks[tuple(b)] for b in boxes]
+
+
+def test_negative_part_masks_are_removed_from_the_object():
+    img = np.zeros((40, 40, 3), np.uint8)
+    car = np.zeros((40, 40), bool)
+    car[5:35, 5:35] = True
+    wheel = np.zeros((40, 40), bool)
+    wheel[25:35, 5:15] = True  # inside the car: removed
+    sign = np.zeros((40, 40), bool)
+    sign[0:8, 30:40] = True  # mostly outside the car: kept out of the subtraction
+    boxes = {"car": (5.0, 5.0, 35.0, 35.0), "wheel": (5.0, 25.0, 15.0, 35.0), "sign": (30.0, 0.0, 40.0, 8.0)}
+    masks = {boxes["car"]: car, boxes["wheel"]: wheel, boxes["sign"]: sign}
+    det = _ScriptedDetector(boxes, masks)
+    ctx = RunContext(det, OutputCache(None))
+    masker = ObjectMasker(ctx.call, detector=det, segmenter=det)
+    om = masker.mask(img, "p", 0, {"name": "car", "negative_labels": ["wheel", "sign", "mirror"]}, single=True)
+    assert om.source == "detector+sam" and om.negatives_removed == ["wheel"]
+    # the opening of the clean-up only rounds the concave corner the wheel leaves
+    assert car.sum() - wheel.sum() - 10 <= om.mask.sum() <= car.sum() - wheel.sum()
+    assert not om.mask[25:35, 5:15].any() and om.mask[10, 10]
+    calls = det.calls
+    masker.mask(img, "p", 0, {"name": "car", "negative_labels": ["wheel", "sign", "mirror"]}, single=True)
+    assert det.calls == calls  # detector and SAM outputs come from the cache the second time
+    assert ctx.cache_hits == 3
+
+
+def test_without_a_detector_only_single_object_prompts_are_judged():
+    masker = ObjectMasker(lambda *a, **k: [])
+    img = np.full((32, 32, 3), 255, np.uint8)
+    img[8:24, 8:24] = (200, 30, 30)
+    om = masker.mask(img, "p", 0, {"name": "apple"}, single=True)
+    assert om.source == "offline" and om.mask.sum() > 150
+    om = masker.mask(img, "p", 0, {"name": "apple"}, single=False)
+    assert om.mask is None and "needs --detector" in om.reason
+    with pytest.raises(ValueError, match="come together"):
+        ObjectMasker(lambda *a, **k: [], detector=_ScriptedDetector({}, {}))
+
+
+# -- task rules on synthetic images ---------------------------------------------------------------
+
+
+def _synthetic(colors: list[tuple[int, int, int]], background=(245, 245, 245)):
+    """An image with one flat square per colour, and its masks."""
+    img = np.full((48, 48 * len(colors), 3), background, np.uint8)
+    masks = []
+    for k, c in enumerate(colors):
+        img[8:40, 48 * k + 8 : 48 * k + 40] = c
+        m = np.zeros(img.shape[:2], bool)
+        m[8:40, 48 * k + 8 : 48 * k + 40] = True
+        masks.append(m)
+    return img, masks
+
+
+def _prompt(task, colour_names, objects, system="iscc-nbs-l2"):
+    sysm = load_system(system)
+    return {
+        "id": "p1",
+        "task": task,
+        "system": system,
+        "prompt": "synthetic",
+        "colors": [{"name": n, "srgb": list(sysm.get(n).rgb)} for n in colour_names],
+        "objects": objects,
+    }
+
+
+def _judge(tmp_path, prompt, img, masks):
+    mdir = tmp_path / "masks" / prompt["id"]
+    mdir.mkdir(parents=True, exist_ok=True)
+    for o, m in zip(prompt["objects"], masks, strict=True):
+        Image.fromarray(m.astype(np.uint8) * 255).save(mdir / f"0.{o['name'].replace(' ', '-')}.png")
+    masker = ObjectMasker(lambda *a, **k: [], masks_dir=tmp_path / "masks")
+    objs = judge_objects(img, prompt, 0, masker, ColorScorer(prompt["system"]))
+    assert all(o.get("mask_source") == "user" for o in objs)
+    return decide(prompt["task"], objs), objs
+
+
+def test_task_rules_on_synthetic_images(tmp_path):
+    l2 = load_system("iscc-nbs-l2")
+    red, blue, green = (l2.get(n).rgb for n in ("Red", "Blue", "Green"))
+    T = {"role": "target"}
+
+    # CNA: the object's colour decides
+    p = _prompt("cna", ["Red"], [{"name": "apple", **T, "color": 0}])
+    (ok, _), objs = _judge(tmp_path, p, *_synthetic([red]))
+    assert ok is True and objs[0]["score"]["pass"]
+    (ok, why), _ = _judge(tmp_path, p, *_synthetic([blue]))
+    assert ok is False and "apple" in why
+
+    # COA: right colour but the context took it too → leakage
+    p = _prompt("coa", ["Red"], [{"name": "car", **T, "color": 0}, {"name": "wall", "role": "context", "color": None}])
+    (ok, why), _ = _judge(tmp_path, p, *_synthetic([red, red]))
+    assert ok is False and "leaked" in why
+    (ok, why), _ = _judge(tmp_path, p, *_synthetic([red, blue]))
+    assert ok is True and "no leakage" in why
+
+    # MOC: every object its own colour
+    p = _prompt("moc", ["Red", "Blue"], [{"name": "cup", **T, "color": 0}, {"name": "plate", **T, "color": 1}])
+    assert _judge(tmp_path, p, *_synthetic([red, blue]))[0][0] is True
+    (ok, why), _ = _judge(tmp_path, p, *_synthetic([red, green]))
+    assert ok is False and why.startswith("plate")
+
+    # ICA: the partner must share the target's colour
+    p = _prompt("ica", ["Blue"], [{"name": "dog", **T, "color": 0}, {"name": "cat", "role": "partner", "color": 0}])
+    assert _judge(tmp_path, p, *_synthetic([blue, blue]))[0][0] is True
+    assert _judge(tmp_path, p, *_synthetic([blue, red]))[0][0] is False
+
+
+def test_decide_presence_and_unjudged():
+    ok = {"name": "a", "role": "target", "score": {"pass": True}}
+    assert decide("cna", [ok]) == (True, "a matches")
+    absent = {"name": "a", "role": "target", "present": False}
+    assert decide("cna", [absent]) == (False, "absent: a")
+    partner_absent = {"name": "b", "role": "partner", "present": False}
+    assert decide("ica", [ok, partner_absent])[0] is False
+    unjudged = {"name": "b", "role": "target", "mask_source": "none", "reason": "needs a detector"}
+    assert decide("moc", [ok, unjudged]) == (None, "b: needs a detector")
+    no_mask = {"name": "b", "role": "target", "mask_source": "detector+sam", "reason": "not found"}
+    assert decide("moc", [ok, no_mask])[0] is False
+    ctx_unjudged = {"name": "wall", "role": "context", "mask_source": "none"}
+    assert decide("coa", [ok, ctx_unjudged]) == (True, "a matches, no leakage (leakage not judged)")
+    with pytest.raises(ValueError, match="unknown task"):
+        decide("paint", [ok])
+
+
+# -- image store --------------------------------------------------------------------------------
+
+
+def test_image_store_verifies_by_hash(tmp_path):
+    store = ImageStore(tmp_path)
+    gen = {"spec": "diffusers:x", "fingerprint": "f1"}
+    img = Image.new("RGB", (8, 8), (10, 20, 30))
+    assert store.status("cna-l1-00001", 0) == "missing"
+    entry = store.write("cna-l1-00001", 0, img, seed=5, prompt={"id": "cna-l1-00001"}, generator=gen)
+    assert store.status("cna-l1-00001", 0) == "verified" and entry["seed"] == 5 and entry["size"] == [8, 8]
+    store.image_path("cna-l1-00001", 0).write_bytes(b"torn")
+    assert store.status("cna-l1-00001", 0) == "mismatch"
+    Image.new("RGB", (8, 8)).save(store.image_path("cna-l1-00001", 1))
+    assert store.status("cna-l1-00001", 1) == "unverified"  # an outside generator's file
+    with pytest.raises(HuebenchError, match="holds images from 'diffusers:x'"):
+        store.write("cna-l1-00001", 2, img, seed=1, prompt={}, generator={"spec": "other", "fingerprint": "f2"})
+    for bad in ("../x", "a/b", "", ".hidden"):
+        with pytest.raises(HuebenchError, match="cannot name a folder"):
+            store.image_path(bad, 0)
+    assert image_seed(0, "a", 1) == image_seed(0, "a", 1) != image_seed(0, "a", 2)
+
+
+# -- generation and scoring with tiny real models --------------------------------------------------
+
+
+def _gen_opts(images, prompts, **kw):
+    return {"prompts": str(prompts), "images": str(images), "n": 2, "steps": 2, "height": 32, "width": 32, **kw}
+
+
+def test_generate_resumes_by_hash(tmp_path, tiny):
+    pytest.importorskip("diffusers")
+    from typer.testing import CliRunner
+
+    from huebench.cli import app
+
+    prompts = _write_prompts(tmp_path / "p.jsonl", _one_per_task())
+    images = tmp_path / "images"
+    args = ["gencolor", "generate", "--model", f"diffusers:{tiny('stable-diffusion')}", "--prompts", str(prompts)]
+    args += ["--images", str(images), "--n", "2", "--steps", "2", "--height", "32", "--width", "32"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert "generated 10, verified 0" in res.output
+    pid = "cna-l1-00001" if (images / "cna-l1-00001").exists() else sorted(p.name for p in images.iterdir())[1]
+    meta = json.loads((images / pid / "meta.json").read_text())
+    assert set(meta["images"]) == {"0", "1"} and meta["prompt"]["id"] == pid
+    first = (images / pid / "0.png").read_bytes()
+    (images / pid / "1.png").unlink()
+    (images / pid / "0.png").write_bytes(b"torn write")
+    res = CliRunner().invoke(app, args)
+    assert "generated 2, verified 8" in res.output, res.output
+    assert (images / pid / "0.png").read_bytes() == first  # same seed → same image
+    res = CliRunner().invoke(app, args)
+    assert "generated 0, verified 10" in res.output
+
+
+def test_run_gencolorbench_generates_then_scores(tmp_path, load_tiny):
+    pytest.importorskip("diffusers")
+    sd = load_tiny("stable-diffusion", batch_size=4)
+    prompts = _write_prompts(tmp_path / "p.jsonl", _one_per_task())
+    opts = RunOptions(
+        benchmark="gencolorbench",
+        model=sd.spec,
+        out=tmp_path / "run",
+        no_cache=True,
+        progress=False,
+        benchmark_options=_gen_opts(tmp_path / "images", prompts),
+    )
+    res = run(opts, model=sd)
+    assert res.results["n"] == 10 and res.results["n_failed"] == 0
+    recs = {r["id"]: r for r in res.records}
+    assert {r["image_status"] for r in recs.values()} == {"generated"}
+    moc = next(r for r in recs.values() if r["task"] == "moc")
+    assert moc["correct"] is None and "needs --detector" in moc["reason"]  # offline path: one object only
+    cna = next(r for r in recs.values() if r["task"] == "cna")
+    assert cna["correct"] is not None and cna["objects"][0]["mask_source"] == "offline"
+    m = res.metrics
+    assert m["judged"] + m["unjudged"] == 10 and m["unjudged"] == 4
+    assert (tmp_path / "run" / "report.html").read_text().count("Table 4 shape") == 1
+
+
+@pytest.mark.parametrize("detector", ["grounding-dino", "owlv2"])
+def test_score_with_vqa_detector_and_sam(tmp_path, tiny, load_tiny, detector):
+    pytest.importorskip("diffusers")
+    sd = load_tiny("stable-diffusion", batch_size=4)
+    prompts = _write_prompts(tmp_path / "p.jsonl", _one_per_task())
+    images = tmp_path / "images"
+    run(
+        RunOptions(
+            benchmark="gencolor-generate",
+            model=sd.spec,
+            out=tmp_path / "gen",
+            no_cache=True,
+            progress=False,
+            benchmark_options=_gen_opts(images, prompts),
+        ),
+        model=sd,
+    )
+    opts = {
+        "prompts": str(prompts),
+        "images": str(images),
+        "n": 2,
+        "vqa": f"hf:{tiny('llava')}",
+        "detector": f"hf:{tiny(detector)}",
+        "segmenter": f"hf:{tiny('sam')}",
+        "box_threshold": 0.0,
+    }
+    cache = tmp_path / "cache.sqlite"
+    common = {"model": "reference:none", "cache": cache, "progress": False, "benchmark_options": opts}
+    res = run(RunOptions(benchmark="gencolorbench", out=tmp_path / "score", **common))
+    assert res.results["n"] == 10, res.results["failed_ids"]
+    for r in res.records:
+        assert r["presence_checked"] and r["mask_method"] == "detector+sam"
+        assert r["correct"] in (True, False)  # every task is judged with a detector
+        for o in r["objects"]:
+            if o["role"] != "context":
+                assert 0.0 <= o["p_yes"] <= 1.0
+            if o.get("present", True):
+                assert o["mask_source"] == "detector+sam"
+    coa = next(r for r in res.records if r["task"] == "coa")
+    assert [o["role"] for o in coa["objects"]] == ["target", "context"]
+    assert res.stats["cache"]["model_calls"] > 0
+    again = run(RunOptions(benchmark="gencolorbench", out=tmp_path / "score2", **common))
+    assert again.stats["cache"]["model_calls"] == 0 and again.stats["cache"]["hits"] > 0
+    assert [r["correct"] for r in again.records] == [r["correct"] for r in res.records]
+
+
+def test_missing_images_are_recorded_failures(tmp_path):
+    prompts = _write_prompts(tmp_path / "p.jsonl", _one_per_task()[:1])
+    res = run(
+        RunOptions(
+            benchmark="gencolorbench",
+            model="reference:none",
+            out=tmp_path / "run",
+            no_cache=True,
+            progress=False,
+            benchmark_options={"prompts": str(prompts), "images": str(tmp_path / "nothing"), "n": 2},
+        )
+    )
+    assert res.results["n_failed"] == 2 and res.results["n"] == 0
+    assert "gencolor generate" in json.loads((tmp_path / "run" / "records.jsonl").read_text().splitlines()[0])["reason"]
+
+
+def test_user_supplied_images_and_masks_score_without_models(tmp_path):
+    """An outside generator's folder (no meta.json) plus user masks: exact, model-free scoring."""
+    l2 = load_system("iscc-nbs-l2")
+    recs = [r for r in build_suite("mini") if r["task"] == "cna" and r["system"] == "iscc-nbs-l2"][:4]
+    for k, r in enumerate(recs):
+        folder = tmp_path / "images" / r["id"]
+        folder.mkdir(parents=True)
+        colour = l2.get(r["colors"][0]["name"]).rgb if k % 2 == 0 else (0, 0, 0)
+        img, (mask,) = _synthetic([colour])
+        Image.fromarray(img).save(folder / "0.png")
+        mdir = tmp_path / "masks" / r["id"]
+        mdir.mkdir(parents=True)
+        Image.fromarray(mask.astype(np.uint8) * 255).save(mdir / f"0.{r['objects'][0]['name'].replace(' ', '-')}.png")
+    prompts = _write_prompts(tmp_path / "p.jsonl", recs)
+    res = run(
+        RunOptions(
+            benchmark="gencolorbench",
+            model="reference:none",
+            out=tmp_path / "run",
+            no_cache=True,
+            progress=False,
+            benchmark_options={
+                "prompts": str(prompts),
+                "images": str(tmp_path / "images"),
+                "n": 1,
+                "masks": str(tmp_path / "masks"),
+            },
+        )
+    )
+    got = [r["correct"] for r in res.records]
+    black = [l2.get(r["colors"][0]["name"]).name for r in recs[1::2]]
+    assert got[0::2] == [True, True]
+    assert got[1::2] == [n == "Black" for n in black]
+    assert {r["image_status"] for r in res.records} == {"unverified"}
+
+
+# -- analyses -----------------------------------------------------------------------------------
+
+
+def test_analyses_shapes_and_values():
+    def rec(task, system, correct, colour="Red", category="vehicles", lab=(50.0, 60.0, 40.0)):
+        return {
+            "id": f"{task}{system}{colour}{correct}{category}",
+            "task": task,
+            "system": system,
+            "correct": correct,
+            "colors": [colour],
+            "category": category,
+            "reason": "r" if correct is not None else "needs a detector",
+            "objects": [{"role": "target", "score": {"dominant_lab": list(lab)}}],
+        }
+
+    records = [
+        rec("cna", "iscc-nbs-l2", True),
+        rec("cna", "iscc-nbs-l2", False, colour="Yellowish pink"),
+        rec("cna", "iscc-nbs-l3", True, colour="Light bluish green"),
+        rec("cna", "iscc-nbs-l3", False, colour="Dark red"),
+        rec("cna", "css3", True, category="animals"),
+        rec("cna", "iscc-nbs-l1", False),  # not part of Table 4's average
+        rec("moc", "css3", None),
+    ]
+    m = analyses(records)
+    assert m["judged"] == 6 and m["unjudged"] == 1 and m["unjudged_reasons"] == {"needs a detector": 1}
+    assert m["table4"]["cna"] == pytest.approx((50.0 + 50.0 + 100.0) / 3)
+    assert m["table4"]["moc"] is None and m["table4"]["avg"] == pytest.approx(m["table4"]["cna"])
+    assert m["basic_vs_intermediate"] == {"basic": 100.0, "intermediate": 0.0, "n": [1, 1]}
+    assert m["modifiers"] == {"light": 100.0, "dark": 0.0, "-ish": 100.0}
+    assert m["by_category"]["css3"] == {"animals": 100.0}
+    assert m["by_category_avg"]["vehicles"] == pytest.approx(50.0)
+    assert m["color_bias"]["vehicles"] == {"Red": 100.0}  # Lab (50, 60, 40) is nearest L1 red
+    assert m["per_color"]["iscc-nbs-l2"]["Red"] == {"vehicles": 100.0}
+    assert modifier_groups("Light grayish red") == ["light", "-ish"]
+    assert modifier_groups("Vivid red") == []
+
+
+def test_compare_cli(tmp_path):
+    from typer.testing import CliRunner
+
+    from huebench.cli import app
+
+    for name, v in (("a", 40.0), ("b", 20.0)):
+        d = tmp_path / name
+        d.mkdir()
+        table4 = {"cna": v, "coa": None, "moc": None, "ica": None, "ncu": None, "avg": v}
+        (d / "results.json").write_text(
+            json.dumps({"benchmark": "gencolorbench", "model": name, "metrics": {"table4": table4}})
+        )
+    res = CliRunner().invoke(app, ["gencolor", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+    assert res.exit_code == 0, res.output
+    assert [r["cna"] for r in json.loads(res.output)] == [40.0, 20.0]
