@@ -115,3 +115,66 @@ def test_sigkill_at_random_points_then_resume(tiny, tmp_path):
     assert json.loads((out / "results.json").read_text()) == json.loads((ref / "results.json").read_text())
     assert (out / "report.html").read_text().count("<table") >= 2
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_gencolor_generation_and_scoring_survive_sigkill(tiny, tmp_path):
+    """``gencolor generate`` killed at random points while images are written (≥ 8 times), then
+    ``gencolor score`` killed mid-run (≥ 3 times): the image folder equals an uninterrupted one
+    byte for byte (meta.json included) and the scoring records equal an uninterrupted run's."""
+    from huebench.benchmarks.gencolor.prompts import build_suite
+
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    recs = [r for r in build_suite("mini") if r["task"] in ("cna", "ncu")][:24]
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+
+    def generate(images: Path) -> list[str]:
+        return [*CLI, "gencolor", "generate", "--model", f"diffusers:{tiny('stable-diffusion')}", "--prompts",
+                str(prompts), "--images", str(images), "--n", "2", "--steps", "2", "--height", "32", "--width", "32",
+                "--batch-size", "2"]  # fmt: skip
+
+    def score(images: Path, out: Path, resume: bool) -> list[str]:
+        return [*CLI, "run", "gencolorbench", "-m", "reference:none", "--out", str(out), "--no-cache",
+                "--no-progress", "--chunk-size", "4", "--images", str(images), "--prompts", str(prompts),
+                "--n", "2"] + (["--resume"] if resume else [])  # fmt: skip
+
+    ref = tmp_path / "ref-images"
+    subprocess.run(generate(ref), env=env, check=True, capture_output=True, timeout=300)
+    subprocess.run(score(ref, tmp_path / "ref-score", False), env=env, check=True, capture_output=True, timeout=300)
+
+    images = tmp_path / "images"
+
+    def pngs() -> int:
+        return len(list(images.glob("*/*.png"))) if images.exists() else 0
+
+    rng = random.Random(99)
+    kills = 0
+    while kills < 8 and pngs() < 2 * len(recs) - 6:
+        target = pngs() + rng.randint(1, 4)
+        kills += _run_until(generate(images), env, lambda t=target: pngs() >= t) == "killed"
+    assert kills >= 8
+    subprocess.run(generate(images), env=env, check=True, capture_output=True, timeout=300)
+    for r in recs:
+        for name in ("0.png", "1.png", "meta.json"):
+            assert (images / r["id"] / name).read_bytes() == (ref / r["id"] / name).read_bytes(), (r["id"], name)
+    assert not list(images.glob("*/*.tmp*"))
+
+    out = tmp_path / "score"
+    records = out / "records.jsonl"
+    score_kills, attempt = 0, 0
+    while score_kills < 3 and _lines(records) < 2 * len(recs) - 8:
+        target = _lines(records) + 4
+        score_kills += (
+            _run_until(score(images, out, attempt > 0), env, lambda t=target: _lines(records) >= t) == "killed"
+        )
+        attempt += 1
+    subprocess.run(score(images, out, True), env=env, check=True, capture_output=True, timeout=300)
+    assert score_kills >= 3
+
+    def strip(path: Path) -> list[dict]:
+        return [{k: v for k, v in json.loads(x).items() if k != "image"} for x in path.read_text().splitlines()]
+
+    assert strip(records) == strip(tmp_path / "ref-score" / "records.jsonl")
+    assert json.loads((out / "results.json").read_text()) == json.loads(
+        (tmp_path / "ref-score" / "results.json").read_text()
+    )

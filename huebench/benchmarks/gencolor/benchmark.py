@@ -103,13 +103,15 @@ class _Prompts(Benchmark):
                 status[(pid, i)] = st
             else:
                 todo.append((pid, i))
-        if todo:
-            seeds = [image_seed(self.seed, pid, i) for pid, i in todo]
-            images = model.generate_images([self.prompts[pid]["prompt"] for pid, _ in todo], seeds, **self.gen_options)
-            for (pid, i), img, s in zip(todo, images, seeds, strict=True):
+        step = max(int(model.batch_size), 1)
+        for k in range(0, len(todo), step):  # written batch by batch: a crash loses one batch at most
+            part = todo[k : k + step]
+            seeds = [image_seed(self.seed, pid, i) for pid, i in part]
+            images = model.generate_images([self.prompts[pid]["prompt"] for pid, _ in part], seeds, **self.gen_options)
+            for (pid, i), img, s in zip(part, images, seeds, strict=True):
                 self.store.write(pid, i, img, seed=s, prompt=self.prompts[pid], generator=info)
                 status[(pid, i)] = "generated"
-            ctx.model_calls += len(todo)
+            ctx.model_calls += len(part)
             stats = model.last_batch
             if stats:
                 ctx.batch_sizes.update(stats.batch_sizes_used)
