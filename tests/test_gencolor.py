@@ -280,3 +280,28 @@ def test_diagnostic_with_a_vlm_judge(tmp_path):
         100 * sum(a["correct"] for a in answers) / len(answers)
     )
     assert "Table 10 shape" in (tmp_path / "d" / "report.html").read_text()
+
+
+def test_remove_specular_recovers_the_albedo_under_a_white_floor():
+    """A shaded surface of one albedo plus a constant white reflection (dichromatic model): the
+    floor is fitted and removed; achromatic and purely diffuse surfaces are left alone."""
+    from huebench.benchmarks.gencolor.scoring import remove_specular
+    from huebench.color import delta_e, linear_to_srgb, srgb_to_lab, srgb_to_linear
+
+    rng = np.random.default_rng(0)
+    albedo = srgb_to_linear(np.array([185, 40, 66]) / 255.0)  # ISCC-NBS L2 "Red"
+    shading = rng.uniform(0.3, 1.0, 400)[:, None]
+    diffuse = albedo * shading
+    glossy = np.clip(diffuse + 0.08, 0, 1)
+    to8 = lambda lin: np.round(linear_to_srgb(lin) * 255).astype(np.uint8)  # noqa: E731
+    fixed = srgb_to_linear(remove_specular(to8(glossy)) / 255.0)
+    assert np.abs(fixed - diffuse).max() < 0.01  # back to albedo × shading
+    assert np.array_equal(remove_specular(to8(diffuse)), to8(diffuse)) or (
+        np.abs(srgb_to_linear(remove_specular(to8(diffuse)) / 255.0) - diffuse).max() < 0.005
+    )
+    grey = to8(np.repeat(shading, 3, axis=1) * 0.4 + 0.05)
+    assert np.array_equal(remove_specular(grey), grey)
+    lit = shading[:, 0] > 0.9
+    before = delta_e(srgb_to_lab(to8(glossy[lit])).mean(0), srgb_to_lab(to8(albedo[None]))[0])
+    after = delta_e(srgb_to_lab(remove_specular(to8(glossy))[lit]).mean(0), srgb_to_lab(to8(albedo[None]))[0])
+    assert after < 3 < before

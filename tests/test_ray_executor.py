@@ -117,9 +117,7 @@ def test_ray_generation_and_scoring_match_local(tmp_path, tiny):
         assert set(meta["images"]) == {"0", "1"}
 
     def strip(path):
-        return [
-            {k: v for k, v in json.loads(line).items() if k != "image"} for line in path.read_text().splitlines()
-        ]
+        return [{k: v for k, v in json.loads(line).items() if k != "image"} for line in path.read_text().splitlines()]
 
     local = strip(tmp_path / "score-local" / "records.jsonl")
     assert local == strip(tmp_path / "score-ray" / "records.jsonl") and len(local) == 12

@@ -14,8 +14,12 @@ Two choices beyond the paper, both measured by the known-colour diagnostic: the 
 1-pixel border (anti-aliased edge pixels mix object and background), and the dominant colour is
 taken over the lit surface — pixels between the 70th and 97th percentile of L* — rather than over
 all pixels, because shadows darken and desaturate an object that people still call by its lit
-colour (on a sample of 300 L2 renders: 19 % → 65 % correct with exact masks). Defaults (k = 3, hue 5°, gate
-C* < 5) are not given in the paper and are configurable.
+colour (on a sample of 300 L2 renders: 19 % → 65 % correct with exact masks). A third, for glossy
+objects: the white floor a glossy surface reflects everywhere is fitted and removed first
+(:func:`remove_specular`, the dichromatic reflection model) — on the quick diagnostic renders it
+lifts glossy objects from 22 % to 36 % (L2) and 52 % to 56 % (CSS) with diffuse objects unchanged;
+``benchmarks/scorer_study.py`` compares the rules. Defaults (k = 3, hue 5°, gate C* < 5) are not
+given in the paper and are configurable.
 
 :func:`segment_offline` finds the object without any network weights: it models the background
 from the image border and keeps what differs from it. Good for renders and product-style images
@@ -42,6 +46,9 @@ HUE_THRESHOLD = 5.0
 DEFAULT_K = 3
 #: judge the object by its lit surface: pixels between these quantiles of L* (see dominant_color)
 LIT_WINDOW: tuple[float, float] | None = (0.7, 0.97)
+#: how specular reflection is handled before the dominant colour (see benchmarks/scorer_study.py)
+SPECULAR_RULES = (None, "mode", "top", "dichromatic", "dichromatic+top")
+SPECULAR: str | None = "dichromatic"
 #: pixels of the mask border dropped before scoring: anti-aliased edges mix object and background
 ERODE = 1
 
@@ -82,6 +89,7 @@ class ColorScorer:
         min_pixels: int = 20,
         lightness_window: tuple[float, float] | None = LIT_WINDOW,
         erode: int = ERODE,
+        specular: str | None = SPECULAR,
     ):
         self.system = load_system(system)
         self.k, self.jnd, self.hue_threshold, self.min_pixels = (
@@ -92,6 +100,9 @@ class ColorScorer:
         )
         self.lightness_window = lightness_window
         self.erode = int(erode)
+        if specular not in SPECULAR_RULES:
+            raise HuebenchError(f"specular must be one of {SPECULAR_RULES}, got {specular!r}")
+        self.specular = specular
 
     def config(self) -> dict[str, Any]:
         return {
@@ -102,6 +113,7 @@ class ColorScorer:
             "min_pixels": self.min_pixels,
             "lightness_window": self.lightness_window,
             "erode": self.erode,
+            "specular": self.specular,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -135,9 +147,13 @@ class ColorScorer:
                 "none",
                 f"only {len(px)} object pixels (< {self.min_pixels}): no colour to judge",
             )
-        dom = dominant_color(
-            srgb_to_lab(px.astype(np.uint8) if px.dtype != np.uint8 else px), lightness_window=self.lightness_window
-        )
+        px8 = px.astype(np.uint8) if px.dtype != np.uint8 else px
+        for step in (self.specular or "").split("+"):
+            if step == "dichromatic":
+                px8 = remove_specular(px8)
+            elif step:
+                px8 = px8[diffuse_pixels(px8, rule=step)]
+        dom = dominant_color(srgb_to_lab(px8), lightness_window=self.lightness_window)
         labs = np.array([np.asarray(c.lab, dtype=np.float64) for c in cands])
         de = delta_e(labs, dom.lab[None, :])
         dc = delta_chroma(labs, dom.lab[None, :])
@@ -202,6 +218,78 @@ class ColorScorer:
             eroded = ndimage.binary_erosion(m, iterations=self.erode)
             inner = eroded if eroded.sum() >= self.min_pixels else m
         return self.score_pixels(img[inner], target), m
+
+
+def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = 0.15) -> NDArray[np.uint8]:
+    """Subtract the white floor a glossy surface reflects everywhere (dichromatic model).
+
+    In linear RGB a pixel is m_d·A + m_s·W (albedo A, white W). Its component along the grey axis is
+    m_d·A∥ + m_s·|W| and its distance from that axis m_d·|A⊥|: across the surface the two lie on a
+    line whose intercept is the specular floor m_s (diffuse pixels: a line through the origin). A
+    robust line fit gives the floor, which is removed from every pixel. Achromatic surfaces
+    (|A⊥| ≈ 0) and flat patches (no shading range) leave nothing to fit and are returned unchanged,
+    as are fits with no positive floor.
+    """
+    from huebench.color import linear_to_srgb, srgb_to_linear
+
+    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    par = lin.sum(axis=1) / np.sqrt(3.0)
+    perp = np.linalg.norm(lin - (par / np.sqrt(3.0))[:, None], axis=1)
+    sat = perp / np.maximum(par, 1e-6)
+    clipped = (np.asarray(rgb8) >= 254).any(axis=1)
+    use = ~clipped & (par > np.quantile(par, 0.1))
+    if use.sum() < 20 or np.median(sat[use]) < min_saturation:
+        return np.asarray(rgb8)
+    # near-grey pixels (a mask that caught some background) would pose as pure specular and pull
+    # the floor up: the fit uses pixels at least half as saturated as the typical one
+    use &= sat >= 0.5 * np.median(sat[use])
+    x, y = perp[use], par[use]
+    lo, hi = np.quantile(y, [0.1, 0.9])
+    if hi < 1.25 * lo:  # a flat patch: no shading range to tell a floor from the albedo
+        return np.asarray(rgb8)
+    keep = np.ones(len(x), dtype=bool)
+    for _ in range(3):  # least squares, trimming residuals beyond 2.5 MAD
+        slope, intercept = np.polyfit(x[keep], y[keep], 1)
+        r = y - (slope * x + intercept)
+        mad = 1.4826 * np.median(np.abs(r[keep] - np.median(r[keep]))) + 1e-9
+        keep = np.abs(r) <= 2.5 * mad
+        if keep.sum() < 10:
+            break
+    if intercept <= 0:
+        return np.asarray(rgb8)
+    out = np.clip(lin - intercept / np.sqrt(3.0), 0.0, 1.0)
+    return np.round(linear_to_srgb(out) * 255.0).astype(np.uint8)
+
+
+def diffuse_pixels(rgb8: NDArray[np.uint8], *, rule: str = "mode", min_keep: int = 20) -> NDArray[np.bool_]:
+    """Pixels least touched by specular reflection (dichromatic model, neutral light).
+
+    In linear RGB a diffuse pixel is albedo × shading, so its saturation — distance from the grey
+    axis over mean intensity — is the albedo's whatever the shading; a specular highlight adds
+    white and lowers it. ``mode`` keeps pixels near the most common saturation of the brighter
+    half (the diffuse surface, robust to noise); ``top`` keeps the more saturated half.
+    """
+    from huebench.color import srgb_to_linear
+
+    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    mean = lin.mean(axis=1)
+    sat = np.linalg.norm(lin - mean[:, None], axis=1) / np.maximum(mean, 1e-4)
+    valid = mean >= np.quantile(mean, 0.5)  # shadows: noisy ratios
+    if valid.sum() < min_keep:
+        return np.ones(len(rgb8), dtype=bool)
+    if rule == "top":
+        keep = valid & (sat >= np.quantile(sat[valid], 0.5))
+    else:
+        v = sat[valid]
+        lo, hi = np.quantile(v, [0.02, 0.98])
+        if hi - lo < 1e-6:
+            return np.ones(len(rgb8), dtype=bool)
+        hist, edges = np.histogram(v, bins=24, range=(lo, hi))
+        k = int(np.argmax(np.convolve(hist, [1, 2, 1], mode="same")))
+        mode = 0.5 * (edges[k] + edges[k + 1])
+        tol = max(0.08 * mode, 1.5 * (edges[1] - edges[0]))
+        keep = np.abs(sat - mode) <= tol
+    return keep if keep.sum() >= min_keep else np.ones(len(rgb8), dtype=bool)
 
 
 def segment_offline(image: ArrayLike, *, threshold: float = 12.0, border: int = 2) -> NDArray[np.bool_]:
