@@ -59,11 +59,16 @@ def main() -> None:
     args = ap.parse_args()
     meta, imgs, masks = renders(args.system, args.quick, Path(args.cache + f".{args.system}.{int(args.quick)}.npz"))
     rules = {
-        "lit window (0.7, 0.97)": dict(specular=None),
-        "diffuse mode + lit window": dict(specular="mode"),
-        "saturated half + lit window": dict(specular="top"),
-        "specular floor removed + lit window": dict(specular="dichromatic"),
-        "floor removed + saturated half + lit": dict(specular="dichromatic+top"),
+        "lit window (0.7, 0.97)": dict(specular=None, lightness_window=(0.7, 0.97), smooth=0),
+        "saturated half + lit window": dict(specular="top", lightness_window=(0.7, 0.97), smooth=0),
+        "specular floor removed + lit window": dict(specular="dichromatic", lightness_window=(0.7, 0.97), smooth=0),
+        "floor + line q90, (.7,.97)": dict(specular="dichromatic+envelope90", lightness_window=(0.7, 0.97), smooth=0),
+        "floor + line q90, (.85,.99)": dict(specular="dichromatic+envelope90", smooth=0),
+        "floor + line q90, (.85,.99), σ 1": dict(specular="dichromatic+envelope90", smooth=1.0),
+        "floor + line q90, (.85,.99), σ 1.5": dict(specular="dichromatic+envelope90", smooth=1.5),
+        "floor + line q90, (.8,.97), σ 1": dict(
+            specular="dichromatic+envelope90", lightness_window=(0.8, 0.97), smooth=1.0
+        ),
     }
     for name, kw in rules.items():
         scorer = ColorScorer(args.system, **kw)
@@ -80,6 +85,25 @@ def main() -> None:
             + "  ".join(f"{k} {v:5.1f}" for k, v in per.items())
             + f"  far accepts {100 * far.mean():.2f} %  ({len(ok)} renders, {time.perf_counter() - t:.1f} s)"
         )
+    flat_noise(args.system)
+
+
+def flat_noise(system: str) -> None:
+    """Flat patches of every colour with i.i.d. pixel noise: no lit side, no specular — the
+    defaults must not mistake noise for either."""
+    from huebench.color import load_system
+
+    for name, kw in {"defaults": {}, "without the specular steps": {"specular": None}}.items():
+        scorer = ColorScorer(system, **kw)
+        rng = np.random.default_rng(0)
+        for sigma in (2, 4, 6):
+            ok = [
+                scorer.score_pixels(
+                    np.clip(np.array(c.rgb) + rng.normal(0, sigma, (2000, 3)), 0, 255).astype(np.uint8), c.name
+                ).passed
+                for c in load_system(system)
+            ]
+            print(f"flat patches, noise σ {sigma}: {name:34s} {100 * np.mean(ok):6.2f} % pass")
 
 
 if __name__ == "__main__":

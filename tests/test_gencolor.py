@@ -305,3 +305,35 @@ def test_remove_specular_recovers_the_albedo_under_a_white_floor():
     before = delta_e(srgb_to_lab(to8(glossy[lit])).mean(0), srgb_to_lab(to8(albedo[None]))[0])
     after = delta_e(srgb_to_lab(remove_specular(to8(glossy))[lit]).mean(0), srgb_to_lab(to8(albedo[None]))[0])
     assert after < 3 < before
+
+
+def test_noisy_flat_patches_are_judged_by_all_their_pixels():
+    """A flat patch with heavy pixel noise has no lit side: the lightness window and the specular
+    steps stand down (no shading beyond noise), so every L2 colour still passes."""
+    rng = np.random.default_rng(0)
+    s = ColorScorer("iscc-nbs-l2")
+    for c in load_system("iscc-nbs-l2"):
+        px = np.clip(np.array(c.rgb) + rng.normal(0, 6, (2000, 3)), 0, 255).astype(np.uint8)
+        r = s.score_pixels(px, c.name)
+        assert r.passed and r.delta_chroma < 1.0, (c.name, r.reason)
+
+
+def test_diffuse_reconstruction_removes_per_pixel_specular():
+    """Shaded albedo plus a white reflection that varies over the surface: every pixel goes back
+    onto the albedo's diffuse line, so the lit pixels carry the albedo's chroma again."""
+    from huebench.benchmarks.gencolor.scoring import diffuse_reconstruction
+    from huebench.color import linear_to_srgb, srgb_to_lab, srgb_to_linear
+
+    rng = np.random.default_rng(1)
+    albedo = srgb_to_linear(np.array([60, 120, 200]) / 255.0)
+    shading = rng.uniform(0.2, 1.0, 600)[:, None]
+    specular = np.where(rng.random(600) < 0.6, rng.uniform(0.0, 0.15, 600), 0.0)[:, None]
+    to8 = lambda lin: np.round(linear_to_srgb(np.clip(lin, 0, 1)) * 255).astype(np.uint8)  # noqa: E731
+    glossy = to8(albedo * shading + specular)
+    fixed = srgb_to_lab(diffuse_reconstruction(glossy, quantile=0.9))
+    true = srgb_to_lab(to8(albedo * shading))
+    lit = shading[:, 0] > 0.8
+    chroma = lambda lab: np.hypot(lab[:, 1], lab[:, 2]).mean()  # noqa: E731
+    assert abs(chroma(fixed[lit]) - chroma(true[lit])) < 2.0 < chroma(true[lit]) - chroma(srgb_to_lab(glossy)[lit])
+    flat = to8(np.repeat(albedo[None], 300, axis=0) + rng.normal(0, 0.01, (300, 3)))
+    assert np.array_equal(diffuse_reconstruction(flat), flat)  # noise only: left alone
