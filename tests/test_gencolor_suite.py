@@ -205,3 +205,19 @@ def test_duplicate_prompt_ids_are_rejected(tmp_path):
     (tmp_path / "empty.jsonl").write_text("\n", encoding="utf-8")
     with pytest.raises(InputFileError, match="no prompts"):
         load_prompts(tmp_path / "empty.jsonl")
+
+
+def test_implicit_roles_cross_check_with_upstream(shared_data):
+    """Upstream's implicit templates are a later rewording (no text in common with the paper's 100)
+    but annotate (object, reference object) as our roles do: 56 of our 81 distinct pairs agree."""
+    import csv
+
+    path = shared_data / "gencolorbench-upstream" / "templates" / "task5_relative_prompt_templates.csv"
+    with open(path, encoding="utf-8") as fh:
+        upstream = list(csv.DictReader(fh))
+    pairs = {(r["object"].strip(), r["ref_object"].strip()) for r in upstream}
+    ours = {(r.objects[0], r.other) for (level, _), r in load_template_roles().items() if level == "implicit"}
+    assert len(upstream) == 130 and len(ours) == 81
+    assert len(ours & pairs) == 56
+    texts = {r["prompt"].lower() for r in upstream}
+    assert not texts & {t.lower() for t in load_templates()["implicit"]}
