@@ -186,7 +186,8 @@ class ColorScorer:
         if window is not None and len(px8) >= 10:
             from huebench.color import srgb_to_linear
 
-            if not has_shading(srgb_to_linear(px8.astype(np.float64) / 255.0)):
+            sample = px8[_fit_sample(len(px8))]
+            if not has_shading(srgb_to_linear(sample.astype(np.float64) / 255.0)):
                 window = None  # a flat (noisy) surface is all lit: a window would only pick noise
         dom = dominant_color(srgb_to_lab(px8), lightness_window=window)
         labs = np.array([np.asarray(c.lab, dtype=np.float64) for c in cands])
@@ -273,6 +274,14 @@ def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: floa
     return np.round(linear_to_srgb(np.clip(out, 0.0, 1.0)) * 255.0).astype(np.uint8)
 
 
+#: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
+FIT_PIXELS = 20000
+
+
+def _fit_sample(n: int) -> NDArray[np.intp]:
+    return np.arange(n) if n <= FIT_PIXELS else np.linspace(0, n - 1, FIT_PIXELS).astype(np.intp)
+
+
 def _spread(x: NDArray[np.float64]) -> float:
     return float(1.4826 * np.median(np.abs(x - np.median(x))))
 
@@ -322,11 +331,13 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = 0.15) ->
     """
     from huebench.color import linear_to_srgb, srgb_to_linear
 
-    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    lin_all = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    idx = _fit_sample(len(lin_all))  # the fit needs a sample; the correction goes to every pixel
+    lin = lin_all[idx]
     par = lin.sum(axis=1) / np.sqrt(3.0)
     perp = np.linalg.norm(lin - (par / np.sqrt(3.0))[:, None], axis=1)
     sat = perp / np.maximum(par, 1e-6)
-    clipped = (np.asarray(rgb8) >= 254).any(axis=1)
+    clipped = (np.asarray(rgb8)[idx] >= 254).any(axis=1)
     use = ~clipped & (par > np.quantile(par, 0.1))
     if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
         return np.asarray(rgb8)
@@ -347,7 +358,7 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = 0.15) ->
             break
     if intercept <= 0:
         return np.asarray(rgb8)
-    out = np.clip(lin - intercept / np.sqrt(3.0), 0.0, 1.0)
+    out = np.clip(lin_all - intercept / np.sqrt(3.0), 0.0, 1.0)
     return np.round(linear_to_srgb(out) * 255.0).astype(np.uint8)
 
 
@@ -365,12 +376,12 @@ def diffuse_reconstruction(
     """
     from huebench.color import linear_to_srgb, srgb_to_linear
 
-    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    lin_all = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    idx = _fit_sample(len(lin_all))
+    lin = lin_all[idx]
     grey = lin.mean(axis=1)
-    perp = lin - grey[:, None]
-    norm = np.linalg.norm(perp, axis=1)
-    sat = norm / np.maximum(grey, 1e-6)
-    clipped = (np.asarray(rgb8) >= 254).any(axis=1)
+    sat = np.linalg.norm(lin - grey[:, None], axis=1) / np.maximum(grey, 1e-6)
+    clipped = (np.asarray(rgb8)[idx] >= 254).any(axis=1)
     use = ~clipped & (grey > np.quantile(grey, 0.1))
     if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
         return np.asarray(rgb8)
@@ -379,6 +390,8 @@ def diffuse_reconstruction(
         return np.asarray(rgb8)
     use &= sat >= 0.5 * np.median(sat[use])
     target = float(np.quantile(sat[use], quantile))
+    perp = lin_all - lin_all.mean(axis=1)[:, None]
+    norm = np.linalg.norm(perp, axis=1)
     out = np.clip(perp + (norm / target)[:, None], 0.0, 1.0)
     return np.round(linear_to_srgb(out) * 255.0).astype(np.uint8)
 
