@@ -177,7 +177,7 @@ class GenColorBench(_Prompts):
         k: int = 3,
         hue_threshold: float = 5.0,
         box_threshold: float = 0.3,
-        device: str = "cpu",
+        device: str | None = None,
         **options: Any,
     ):
         if (detector is None) != (segmenter is None):
@@ -227,11 +227,12 @@ class GenColorBench(_Prompts):
             status = self._fill(model, ctx, keys)
         else:
             status = {k: self.store.status(*k) for k in keys}
-        vqa = _helper(self.vqa_spec, self.device) if self.vqa_spec else None
+        device = self.device or getattr(model, "device", "cpu")  # helpers follow the run's --device
+        vqa = _helper(self.vqa_spec, device) if self.vqa_spec else None
         masker = ObjectMasker(
             ctx.call,
-            detector=_helper(self.detector_spec, self.device) if self.detector_spec else None,
-            segmenter=_helper(self.segmenter_spec, self.device) if self.segmenter_spec else None,
+            detector=_helper(self.detector_spec, device) if self.detector_spec else None,
+            segmenter=_helper(self.segmenter_spec, device) if self.segmenter_spec else None,
             masks_dir=self.masks_dir,
             box_threshold=self.box_threshold,
         )
