@@ -350,7 +350,12 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = 0.15) ->
         return np.asarray(rgb8)
     keep = np.ones(len(x), dtype=bool)
     for _ in range(3):  # least squares, trimming residuals beyond 2.5 MAD
-        slope, intercept = np.polyfit(x[keep], y[keep], 1)
+        xk, yk = x[keep], y[keep]
+        var = float(np.var(xk))
+        if var < 1e-12:  # no spread in chroma: nothing to fit a line to
+            return np.asarray(rgb8)
+        slope = float(np.mean((xk - xk.mean()) * (yk - yk.mean()))) / var
+        intercept = float(yk.mean() - slope * xk.mean())
         r = y - (slope * x + intercept)
         mad = 1.4826 * np.median(np.abs(r[keep] - np.median(r[keep]))) + 1e-9
         keep = np.abs(r) <= 2.5 * mad
