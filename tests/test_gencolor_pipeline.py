@@ -200,7 +200,10 @@ def test_image_store_verifies_by_hash(tmp_path):
     store.image_path("cna-l1-00001", 0).write_bytes(b"torn")
     assert store.status("cna-l1-00001", 0) == "mismatch"
     Image.new("RGB", (8, 8)).save(store.image_path("cna-l1-00001", 1))
-    assert store.status("cna-l1-00001", 1) == "unverified"  # an outside generator's file
+    assert store.status("cna-l1-00001", 1) == "orphan"  # meta.json lacks it: a write cut short
+    store.folder("other-1").mkdir()
+    Image.new("RGB", (8, 8)).save(store.image_path("other-1", 0))
+    assert store.status("other-1", 0) == "unverified"  # no meta.json: an outside generator's file
     with pytest.raises(HuebenchError, match="holds images from 'diffusers:x'"):
         store.write("cna-l1-00001", 2, img, seed=1, prompt={}, generator={"spec": "other", "fingerprint": "f2"})
     for bad in ("../x", "a/b", "", ".hidden"):
@@ -419,3 +422,27 @@ def test_compare_cli(tmp_path):
     res = CliRunner().invoke(app, ["gencolor", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
     assert res.exit_code == 0, res.output
     assert [r["cna"] for r in json.loads(res.output)] == [40.0, 20.0]
+
+
+def test_an_image_without_its_meta_entry_is_made_again(tmp_path):
+    """A kill between an image's rename and its meta.json entry leaves an orphan: generation makes
+    it again (so meta.json ends complete); a folder without meta.json is an outside generator's."""
+    store = ImageStore(tmp_path)
+    gen = {"spec": "diffusers:x", "fingerprint": "f1"}
+    store.write("p-1", 0, Image.new("RGB", (4, 4)), seed=1, prompt={}, generator=gen)
+    Image.new("RGB", (4, 4)).save(store.image_path("p-1", 1))
+    assert store.status("p-1", 1) == "orphan"
+    (store.folder("p-1") / "1.png.tmp999").write_bytes(b"half")  # a killed writer's leftovers
+    (store.folder("p-1") / ".meta.json.abc.tmp").write_text("{")
+    store.write("p-1", 1, Image.new("RGB", (4, 4), (9, 9, 9)), seed=2, prompt={}, generator=gen)
+    store.write("p-1", 3, Image.new("RGB", (4, 4)), seed=3, prompt={}, generator=gen)
+    store.write("p-1", 2, Image.new("RGB", (4, 4)), seed=4, prompt={}, generator=gen)
+    assert list(store.meta("p-1")["images"]) == ["0", "1", "2", "3"]  # same bytes whatever the write order
+    assert sorted(p.name for p in store.folder("p-1").iterdir()) == [
+        ".meta.lock",
+        "0.png",
+        "1.png",
+        "2.png",
+        "3.png",
+        "meta.json",
+    ]

@@ -225,8 +225,9 @@ class GenColorBench(_Prompts):
         keys = [(s.inputs["prompt_id"], int(s.inputs["index"])) for s in samples]
         if self.check_model(model) is Capability.TEXT_TO_IMAGE:
             status = self._fill(model, ctx, keys)
-        else:
+        else:  # scoring only: an orphan is a complete file (renames are atomic) without its entry
             status = {k: self.store.status(*k) for k in keys}
+            status = {k: "unverified" if v == "orphan" else v for k, v in status.items()}
         device = self.device or getattr(model, "device", "cpu")  # helpers follow the run's --device
         vqa = _helper(self.vqa_spec, device) if self.vqa_spec else None
         masker = ObjectMasker(

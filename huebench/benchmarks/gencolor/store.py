@@ -77,15 +77,19 @@ class ImageStore:
             raise InputFileError(f"{path}: unreadable image metadata ({exc}); delete it to regenerate") from None
 
     def status(self, pid: str, index: int) -> str:
-        """``verified`` (hash matches meta.json), ``unverified`` (a file with no meta entry — an
-        outside generator's), ``mismatch`` (hash differs: torn or replaced) or ``missing``."""
+        """``verified`` (hash matches meta.json), ``unverified`` (a file in a folder without
+        meta.json — an outside generator's), ``orphan`` (meta.json exists but has no entry for the
+        file: a write cut short before its entry), ``mismatch`` (hash differs: torn or replaced) or
+        ``missing``. Generation makes orphans, mismatches and missing images again."""
         path = self.image_path(pid, index)
         if not path.exists():
             return "missing"
         meta = self.meta(pid)
-        entry = (meta or {}).get("images", {}).get(str(index))
-        if entry is None:
+        if meta is None:
             return "unverified"
+        entry = meta.get("images", {}).get(str(index))
+        if entry is None:
+            return "orphan"  # a kill between the image's rename and its meta.json entry
         return "verified" if _sha256(path.read_bytes()) == entry["sha256"] else "mismatch"
 
     @contextlib.contextmanager
@@ -110,6 +114,9 @@ class ImageStore:
         data = buf.getvalue()
         path = self.image_path(pid, index)
         with self._locked(pid):
+            # every write happens under this lock, so temporary files seen now are from a killed writer
+            for stale in [*self.folder(pid).glob("*.png.tmp*"), *self.folder(pid).glob(".meta.json.*.tmp")]:
+                stale.unlink(missing_ok=True)
             meta = self.meta(pid) or {"prompt": prompt, "generator": generator, "images": {}}
             self._same_generator(pid, meta, generator)
             tmp = path.with_suffix(f".png.tmp{os.getpid()}")
@@ -120,6 +127,9 @@ class ImageStore:
             os.replace(tmp, path)
             entry = {"file": path.name, "seed": int(seed), "sha256": _sha256(data), "size": list(image.size)}
             meta["images"][str(index)] = entry
+            meta["images"] = dict(
+                sorted(meta["images"].items(), key=lambda kv: int(kv[0]))
+            )  # write order must not show
             atomic_write_json(self.folder(pid) / "meta.json", meta)
         return entry
 
