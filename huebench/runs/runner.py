@@ -127,16 +127,21 @@ class RunContext:
             outputs = list(compute(list(todo.values())))
             if len(outputs) != len(todo):
                 raise RuntimeError(f"{capability}: model returned {len(outputs)} outputs for {len(todo)} requests")
-            stats = used.last_batch
-            bs = stats.effective_batch_size if stats else used.batch_size
-            if stats:
-                self.batch_sizes.update(stats.batch_sizes_used)
-                self.oom_backoffs += stats.oom_backoffs
+            bs = self.count_calls(used, len(todo))
             new = {k: {"output": _jsonable(o), "batch_size": bs} for k, o in zip(todo, outputs, strict=True)}
             self.cache.put_many((k, fp, capability, v) for k, v in new.items())
-            self.model_calls += len(todo)
             found.update(new)
         return [found[k] for k in keys]
+
+    def count_calls(self, model: Model, n: int) -> int:
+        """Account for ``n`` requests just sent to ``model`` (also by benchmarks whose outputs are not
+        cached, e.g. generated images); returns the batch-size limit they ran under."""
+        stats = model.last_batch
+        if stats:
+            self.batch_sizes.update(stats.batch_sizes_used)
+            self.oom_backoffs += stats.oom_backoffs
+        self.model_calls += n
+        return stats.effective_batch_size if stats else model.batch_size
 
 
 def group_outputs(flat: Sequence[dict[str, Any]], size: int) -> list[dict[str, Any]]:

@@ -111,11 +111,7 @@ class _Prompts(Benchmark):
             for (pid, i), img, s in zip(part, images, seeds, strict=True):
                 self.store.write(pid, i, img, seed=s, prompt=self.prompts[pid], generator=info)
                 status[(pid, i)] = "generated"
-            ctx.model_calls += len(part)
-            stats = model.last_batch
-            if stats:
-                ctx.batch_sizes.update(stats.batch_sizes_used)
-                ctx.oom_backoffs += stats.oom_backoffs
+            ctx.count_calls(model, len(part))
         return status
 
 

@@ -249,15 +249,12 @@ def judge_objects(
             entry["reason"] = f"VQA: no {obj['name']} in the image (P(yes) {p_yes[obj['name']]:.2f})"  # type: ignore[index]
             out.append(entry)
             continue
-        if (
-            role == "context"
-            and masker.detector is None
-            and masker.user_mask(prompt["id"], index, obj["name"], image.shape[:2]) is None
-        ):
+        # the offline segmentation finds the one foreground object: the target, never the context
+        om = masker.mask(image, prompt["id"], index, obj, single=single and role != "context")
+        if role == "context" and om.source == "none":
             entry.update(mask_source="none", reason="context not segmented (needs a detector): leakage not judged")
             out.append(entry)
             continue
-        om = masker.mask(image, prompt["id"], index, obj, single=single)
         entry.update(mask_source=om.source, mask_area=int(om.mask.sum()) if om.mask is not None else 0)
         if om.detection:
             entry["detection"] = om.detection

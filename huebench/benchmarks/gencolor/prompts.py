@@ -220,38 +220,28 @@ def _full_suite(seed: int) -> list[dict[str, Any]]:
                         colors=[col],
                         objects=[_object(o, o.name, "target", 0)],
                     )
-            for t in _window(coa_order, colour_index * COA_TEMPLATES, COA_TEMPLATES):
-                role = roles[("contextual", t)]
-                target = role.objects[0]
-                add(
-                    "coa",
-                    system,
-                    level="contextual",
-                    format="name",
-                    template_id=f"contextual/{t}",
-                    prompt=_fill(templates["contextual"][t], [col["phrase"]]),
-                    colors=[col],
-                    objects=[
-                        _object(by_name.get(target), target, "target", 0),
-                        _object(by_name.get(role.other), role.other, "context", None),
-                    ],
-                )
-            for t in _window(ica_order, colour_index * ICA_TEMPLATES, ICA_TEMPLATES):
-                role = roles[("implicit", t)]
-                target = role.objects[0]
-                add(
-                    "ica",
-                    system,
-                    level="implicit",
-                    format="name",
-                    template_id=f"implicit/{t}",
-                    prompt=_fill(templates["implicit"][t], [col["phrase"]]),
-                    colors=[col],
-                    objects=[
-                        _object(by_name.get(target), target, "target", 0),
-                        _object(by_name.get(role.other), role.other, "partner", 0),
-                    ],
-                )
+            # contextual and implicit templates name their objects: the coloured one, and the
+            # context (COA, judged for leakage) or the partner that must share the colour (ICA)
+            for task, level, order, budget, other_role, other_color in (
+                ("coa", "contextual", coa_order, COA_TEMPLATES, "context", None),
+                ("ica", "implicit", ica_order, ICA_TEMPLATES, "partner", 0),
+            ):
+                for t in _window(order, colour_index * budget, budget):
+                    role = roles[(level, t)]
+                    target = role.objects[0]
+                    add(
+                        task,
+                        system,
+                        level=level,
+                        format="name",
+                        template_id=f"{level}/{t}",
+                        prompt=_fill(templates[level][t], [col["phrase"]]),
+                        colors=[col],
+                        objects=[
+                            _object(by_name.get(target), target, "target", 0),
+                            _object(by_name.get(role.other), role.other, other_role, other_color),
+                        ],
+                    )
             colour_index += 1
         # MOC: per template, colourings drawn without repeating an sRGB value inside a prompt
         members = list(load_system(system))

@@ -319,6 +319,26 @@ def _glossy_evidence(lin: NDArray[np.float64], min_saturation: float) -> bool:
     return has_shading(lin)
 
 
+def _fit_pixels(
+    rgb8: NDArray[np.uint8], min_saturation: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]] | None:
+    """What both specular corrections estimate from: every pixel in linear RGB, and for a fixed
+    sample of them the grey component, the distance from the grey axis and the usable pixels (not
+    clipped, above the darkest 10 %). ``None`` when there is nothing glossy to fit."""
+    from huebench.color import srgb_to_linear
+
+    lin_all = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    idx = _fit_sample(len(lin_all))  # the fit needs a sample; the correction goes to every pixel
+    lin = lin_all[idx]
+    grey = lin.mean(axis=1)
+    perp = np.linalg.norm(lin - grey[:, None], axis=1)
+    clipped = (np.asarray(rgb8)[idx] >= 254).any(axis=1)
+    use = ~clipped & (grey > np.quantile(grey, 0.1))
+    if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
+        return None
+    return lin_all, grey, perp, use
+
+
 def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = 0.15) -> NDArray[np.uint8]:
     """Subtract the white floor a glossy surface reflects everywhere (dichromatic model).
 
@@ -329,18 +349,14 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = 0.15) ->
     (|A⊥| ≈ 0) and flat patches (no shading range) leave nothing to fit and are returned unchanged,
     as are fits with no positive floor.
     """
-    from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.color import linear_to_srgb
 
-    lin_all = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
-    idx = _fit_sample(len(lin_all))  # the fit needs a sample; the correction goes to every pixel
-    lin = lin_all[idx]
-    par = lin.sum(axis=1) / np.sqrt(3.0)
-    perp = np.linalg.norm(lin - (par / np.sqrt(3.0))[:, None], axis=1)
-    sat = perp / np.maximum(par, 1e-6)
-    clipped = (np.asarray(rgb8)[idx] >= 254).any(axis=1)
-    use = ~clipped & (par > np.quantile(par, 0.1))
-    if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
+    fit = _fit_pixels(rgb8, min_saturation)
+    if fit is None:
         return np.asarray(rgb8)
+    lin_all, grey, perp, use = fit
+    par = np.sqrt(3.0) * grey  # component along the unit grey axis
+    sat = perp / np.maximum(par, 1e-6)
     # near-grey pixels (a mask that caught some background) would pose as pure specular and pull
     # the floor up: the fit uses pixels at least half as saturated as the typical one
     use &= sat >= 0.5 * np.median(sat[use])
@@ -379,17 +395,13 @@ def diffuse_reconstruction(
     implies — removing the white each pixel reflects, not just a common floor. Achromatic surfaces
     are returned unchanged.
     """
-    from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.color import linear_to_srgb
 
-    lin_all = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
-    idx = _fit_sample(len(lin_all))
-    lin = lin_all[idx]
-    grey = lin.mean(axis=1)
-    sat = np.linalg.norm(lin - grey[:, None], axis=1) / np.maximum(grey, 1e-6)
-    clipped = (np.asarray(rgb8)[idx] >= 254).any(axis=1)
-    use = ~clipped & (grey > np.quantile(grey, 0.1))
-    if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
+    fit = _fit_pixels(rgb8, min_saturation)
+    if fit is None:
         return np.asarray(rgb8)
+    lin_all, grey, norm_fit, use = fit
+    sat = norm_fit / np.maximum(grey, 1e-6)
     lo, hi = np.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return np.asarray(rgb8)
