@@ -92,12 +92,14 @@ class _Prompts(Benchmark):
 
     def _fill(self, model: Model, ctx: Any, wanted: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
         """Generate the wanted (prompt, index) images that are missing or fail their hash; returns
-        each one's status: verified, unverified (an outside generator's file) or generated."""
+        each one's status: verified, unverified (an outside generator's file) or generated; another
+        model's folder is refused before anything is generated."""
         info = self._generator_info(model)
         status: dict[tuple[str, int], str] = {}
         todo = []
-        for pid, i in wanted:
+        for pid in dict.fromkeys(pid for pid, _ in wanted):  # once per prompt folder, not per image
             self.store.check_generator(pid, info)
+        for pid, i in wanted:
             st = self.store.status(pid, i)
             if st in ("verified", "unverified"):
                 status[(pid, i)] = st
