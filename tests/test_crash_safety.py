@@ -128,10 +128,12 @@ def test_gencolor_generation_and_scoring_survive_sigkill(tiny, tmp_path):
     prompts = tmp_path / "p.jsonl"
     prompts.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
 
+    # batch size 1: a resumed run regroups the images it makes, and a different batch shape can move
+    # a rare pixel by one level (BLAS rounding); one image per call keeps the comparison byte-exact
     def generate(images: Path) -> list[str]:
         return [*CLI, "gencolor", "generate", "--model", f"diffusers:{tiny('stable-diffusion')}", "--prompts",
                 str(prompts), "--images", str(images), "--n", "2", "--steps", "2", "--height", "32", "--width", "32",
-                "--batch-size", "2"]  # fmt: skip
+                "--batch-size", "1"]  # fmt: skip
 
     def score(images: Path, out: Path, resume: bool) -> list[str]:
         return [*CLI, "run", "gencolorbench", "-m", "reference:none", "--out", str(out), "--no-cache",

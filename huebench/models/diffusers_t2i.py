@@ -1,7 +1,8 @@
 """``diffusers:<hub id or local dir>``: text-to-image pipelines (SD 1.x/2.x/3/3.5, FLUX, PixArt, Sana, …).
 
 Every image gets its own ``torch.Generator`` seeded from (prompt, index) by the caller, passed to
-the pipeline as a list, so an image never depends on which other prompts share its batch.
+the pipeline as a list, so an image does not depend on which other prompts share its batch (up to
+floating-point rounding across batch shapes, which can move a rare pixel by one level).
 """
 
 from __future__ import annotations

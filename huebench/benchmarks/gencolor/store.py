@@ -12,7 +12,8 @@ An image counts as done when its file exists and its SHA-256 matches ``meta.json
 entry, or a different hash (a torn or replaced file), is generated again. Other generators (an API,
 a GAN, a hand-made set) can fill the folder without ``meta.json``: scoring then takes the images as
 they are and records them as unverified. Seeds are a pure function of (seed, prompt id, index), so
-an image never depends on which other images shared its batch or on which worker made it.
+an image does not depend on which other images shared its batch or on which worker made it (up to
+floating-point rounding across batch shapes, which can move a rare pixel by one level).
 
 Writes are atomic (temporary file + rename) and ``meta.json`` is updated under a file lock, so
 several workers (``--executor ray``) may fill one folder.
