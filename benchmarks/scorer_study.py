@@ -5,6 +5,11 @@ under several pixel-selection rules and prints accuracy per rule, for diffuse an
 separately, and the far-colour false-accept rate. Evidence for ``scoring.py``'s defaults:
 
     python benchmarks/scorer_study.py --system iscc-nbs-l2 --quick
+    python benchmarks/scorer_study.py --system iscc-nbs-l2 --quick --oracle
+
+``--oracle`` asks where the remaining error on glossy objects comes from: it gives the diffuse-line
+reconstruction the renders' true albedo saturation (and that saturation off by a factor), and
+compares the estimate with the truth.
 """
 
 from __future__ import annotations
@@ -56,8 +61,12 @@ def main() -> None:
     ap.add_argument("--system", default="iscc-nbs-l2")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cache", default="/tmp/huebench-scorer-study.npz")
+    ap.add_argument("--oracle", action="store_true", help="the saturation study instead of the rules")
     args = ap.parse_args()
     meta, imgs, masks = renders(args.system, args.quick, Path(args.cache + f".{args.system}.{int(args.quick)}.npz"))
+    if args.oracle:
+        saturation_oracle(args.system, meta, imgs, masks)
+        return
     rules = {
         "lit window (0.7, 0.97)": dict(specular=None, lightness_window=(0.7, 0.97), smooth=0),
         "saturated half + lit window": dict(specular="top", lightness_window=(0.7, 0.97), smooth=0),
@@ -86,6 +95,41 @@ def main() -> None:
             + f"  far accepts {100 * far.mean():.2f} %  ({len(ok)} renders, {time.perf_counter() - t:.1f} s)"
         )
     flat_noise(args.system)
+
+
+def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np.ndarray) -> None:
+    """Glossy renders of chromatic colours (those the reconstruction corrects): accuracy when the
+    reconstruction is given the true albedo saturation × f, and how far the estimate is from it."""
+    from scipy import ndimage
+
+    from huebench.benchmarks.gencolor.scoring import albedo_saturation, diffuse_reconstruction, remove_specular
+    from huebench.color import srgb_to_linear
+
+    scorer = ColorScorer(system, specular=None)  # the reconstruction is applied here, by hand
+    rows = []
+    for m, img, mask in zip(meta, imgs, masks, strict=True):
+        if OBJECTS[m["object"]].material != "plastic":
+            continue
+        px = img[ndimage.binary_erosion(mask, iterations=scorer.erode)]
+        estimate = albedo_saturation(remove_specular(px), quantile=0.9)  # as the default does
+        if estimate is None:  # achromatic or flat: the scorer leaves these pixels alone
+            continue
+        a = srgb_to_linear(np.asarray(m["rgb"], dtype=np.float64) / 255.0)
+        rows.append((m, px, float(np.linalg.norm(a - a.mean()) / a.mean()), estimate))
+    print(f"{len(rows)} glossy renders of chromatic colours ({system})")
+    default = ColorScorer(system)
+    ok = [default.score_pixels(px, m["color"]).passed for m, px, _, _ in rows]
+    print(f"  estimated saturation (default scorer): {100 * np.mean(ok):6.2f} % correct")
+    for f in (0.9, 0.95, 0.97, 1.0, 1.03, 1.05, 1.08, 1.1):
+        ok = [
+            scorer.score_pixels(diffuse_reconstruction(px, saturation=f * truth), m["color"]).passed
+            for m, px, truth, _ in rows
+        ]
+        print(f"  true saturation × {f:<4}: {100 * np.mean(ok):6.2f} % correct")
+    ratio = np.array([est / truth for _, _, truth, est in rows])
+    q = np.quantile(ratio, [0.05, 0.25, 0.5, 0.75, 0.95])
+    print("  estimate / truth: 5/25/50/75/95 % quantiles " + " ".join(f"{v:.3f}" for v in q))
+    print(f"  estimates within [0.97, 1.08] of the truth: {100 * np.mean((ratio >= 0.97) & (ratio <= 1.08)):.1f} %")
 
 
 def flat_noise(system: str) -> None:

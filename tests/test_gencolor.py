@@ -128,11 +128,18 @@ def test_diagnostic_run(tmp_path):
     assert m["accuracy_exact_mask"]["value"] >= 30.0  # the scorer recognises most renders' true colours
     assert m["false_accept_far_color"]["value"] <= 5.0  # and almost never accepts a far colour
     assert 0.6 < m["offline_mask_iou_mean"] <= 1.0
+    # the first 30 samples are two colours × 15 objects: 20 diffuse, 10 glossy renders
+    by = m["by_material"]
+    assert set(by) == {"diffuse", "glossy"}
+    assert (by["diffuse"]["exact_mask"]["n"], by["glossy"]["exact_mask"]["n"]) == (20, 10)
+    weighted = (20 * by["diffuse"]["exact_mask"]["value"] + 10 * by["glossy"]["exact_mask"]["value"]) / 30
+    assert weighted == pytest.approx(m["accuracy_exact_mask"]["value"])
     rec = res.records[0]
     assert {"exact", "offline", "far_color", "far_accepted", "offline_mask_iou"} <= set(rec) and "dominant_lab" in rec[
         "exact"
     ]
-    assert "Known-colour diagnostic" in (tmp_path / "d" / "report.html").read_text()
+    html = (tmp_path / "d" / "report.html").read_text()
+    assert "Known-colour diagnostic" in html and "exact masks, glossy objects" in html
 
 
 def test_objects_and_templates_transcription():
@@ -337,3 +344,30 @@ def test_diffuse_reconstruction_removes_per_pixel_specular():
     assert abs(chroma(fixed[lit]) - chroma(true[lit])) < 2.0 < chroma(true[lit]) - chroma(srgb_to_lab(glossy)[lit])
     flat = to8(np.repeat(albedo[None], 300, axis=0) + rng.normal(0, 0.01, (300, 3)))
     assert np.array_equal(diffuse_reconstruction(flat), flat)  # noise only: left alone
+
+
+def test_albedo_saturation_estimate_and_a_given_saturation():
+    """The estimate is the upper quantile of the pixels' saturations; a given saturation (a known
+    material) replaces it, and every pixel then lies exactly on that diffuse line."""
+    from huebench.benchmarks.gencolor.scoring import albedo_saturation, diffuse_reconstruction
+    from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.errors import HuebenchError
+
+    rng = np.random.default_rng(2)
+    albedo = srgb_to_linear(np.array([200, 60, 40]) / 255.0)
+    true_sat = np.linalg.norm(albedo - albedo.mean()) / albedo.mean()
+    shading = rng.uniform(0.2, 1.0, 800)[:, None]
+    to8 = lambda lin: np.round(linear_to_srgb(np.clip(lin, 0, 1)) * 255).astype(np.uint8)  # noqa: E731
+    diffuse = to8(albedo * shading)
+    assert albedo_saturation(diffuse, quantile=0.9) == pytest.approx(true_sat, rel=0.02)
+    veiled = to8(albedo * shading + rng.uniform(0.02, 0.1, (800, 1)))  # a white veil lowers it
+    assert albedo_saturation(veiled, quantile=0.9) < 0.95 * true_sat
+    assert albedo_saturation(to8(np.repeat(shading, 3, axis=1) * 0.5)) is None  # achromatic
+    fixed = srgb_to_linear(diffuse_reconstruction(veiled, saturation=true_sat) / 255.0)
+    ok = (fixed > 0.01).all(axis=1)  # pixels away from 8-bit quantisation at black
+    sat = np.linalg.norm(fixed - fixed.mean(axis=1)[:, None], axis=1) / fixed.mean(axis=1)
+    assert np.abs(sat[ok] / true_sat - 1).max() < 0.05
+    lit = (shading[:, 0] > 0.8) & ok
+    assert np.abs(fixed[lit] - srgb_to_linear(diffuse[lit] / 255.0)).max() < 0.02  # the veil is gone
+    with pytest.raises(HuebenchError, match="saturation must be positive"):
+        diffuse_reconstruction(veiled, saturation=0.0)

@@ -31,6 +31,8 @@ from huebench.stats import bootstrap_ci
 __all__ = ["PAPER_ACCURACY", "Diagnostic"]
 
 PAPER_ACCURACY = {"iscc-nbs-l2": 96.46, "css3": 92.00}
+#: how the report names the renderer's materials
+MATERIAL_NAMES = {"diffuse": "diffuse", "plastic": "glossy"}
 
 
 def _pick(seed: int, *keys: Any) -> int:
@@ -173,6 +175,13 @@ class Diagnostic(Benchmark):
             "false_accept_far_color": pct([r["far_accepted"] for r in records]),
             "offline_mask_iou_mean": float(np.mean([r["offline_mask_iou"] for r in records])) if records else None,
         }
+        # diffuse and glossy objects apart: the glossy ones carry most of the error (docs/gencolor.md)
+        for material in sorted({OBJECTS[r["object"]].material for r in records}):
+            of = [r for r in records if OBJECTS[r["object"]].material == material]
+            out.setdefault("by_material", {})[MATERIAL_NAMES.get(material, material)] = {
+                "exact_mask": pct([r["exact"]["pass"] for r in of]),
+                "offline_mask": pct([r["offline"]["pass"] for r in of]),
+            }
         fails = [r for r in records if not r["exact"]["pass"]]
         out["exact_failures_by_metric"] = {
             k: sum(1 for r in fails if not r["exact"]["passes"].get(k, False))
@@ -221,6 +230,16 @@ class Diagnostic(Benchmark):
             row("false accepts of a far colour", "false_accept_far_color"),
             ["paper's scorer (its renders)", fmt_num(m["paper_accuracy"], 2), "", ""],
         ]
+        for material, acc in m.get("by_material", {}).items():
+            v = acc["exact_mask"]
+            rows.append(
+                [
+                    f"accuracy, exact masks, {material} objects",
+                    fmt_num(v["value"], 2),
+                    f"[{fmt_num(v['low'], 2)}, {fmt_num(v['high'], 2)}]",
+                    str(v["n"]),
+                ]
+            )
         objs = m["by_object"]
         vlm_sections = []
         if "vlm" in m:

@@ -1,6 +1,6 @@
 """Known-colour renders for the scorer diagnostic (seed 004 Appendix E), with Mitsuba 3.
 
-Fourteen procedural objects (spheres, boxes, surfaces of revolution such as vases, bottles, cups
+Fifteen procedural objects (spheres, boxes, surfaces of revolution such as vases, bottles, cups
 and pawns, tori) with a diffuse or glossy (rough plastic) material of an exact sRGB colour, on a
 neutral floor and backdrop of three lightnesses, under four neutral lighting set-ups (path
 tracing, soft shadows, specular highlights on glossy objects). A second render with Mitsuba's AOV

@@ -51,6 +51,7 @@ __all__ = [
     "JND",
     "ColorScore",
     "ColorScorer",
+    "albedo_saturation",
     "diffuse_reconstruction",
     "has_shading",
     "remove_specular",
@@ -383,33 +384,58 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = 0.15) ->
     return np.round(linear_to_srgb(out) * 255.0).astype(np.uint8)
 
 
+def _saturation_from_fit(fit: tuple[NDArray[np.float64], ...], quantile: float) -> float | None:
+    _, grey, norm_fit, use = fit
+    sat = norm_fit / np.maximum(grey, 1e-6)
+    lo, hi = np.quantile(grey[use], [0.1, 0.9])
+    if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
+        return None
+    use = use & (sat >= 0.5 * np.median(sat[use]))
+    return float(np.quantile(sat[use], quantile))
+
+
+def albedo_saturation(rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_saturation: float = 0.15) -> float | None:
+    """The albedo's saturation (distance from the grey axis over the grey component, linear RGB) as
+    :func:`diffuse_reconstruction` estimates it: an upper quantile of the pixels' saturations.
+    ``None`` for achromatic surfaces and flat patches, which are left as they are."""
+    fit = _fit_pixels(rgb8, min_saturation)
+    return None if fit is None else _saturation_from_fit(fit, quantile)
+
+
 def diffuse_reconstruction(
-    rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_saturation: float = 0.15
+    rgb8: NDArray[np.uint8],
+    *,
+    quantile: float = 0.75,
+    min_saturation: float = 0.15,
+    saturation: float | None = None,
 ) -> NDArray[np.uint8]:
     """Put every pixel back on the diffuse line of the dichromatic model.
 
     A diffuse pixel's saturation (distance from the grey axis over its grey component, linear RGB)
     is the albedo's whatever the shading; specular reflection only lowers it. The albedo's
     saturation is estimated as an upper quantile of the pixels' saturations (the least specular
-    ones), and each pixel keeps its chromatic part and gets the grey component that saturation
-    implies — removing the white each pixel reflects, not just a common floor. Achromatic surfaces
-    are returned unchanged.
+    ones, :func:`albedo_saturation`), and each pixel keeps its chromatic part and gets the grey
+    component that saturation implies — removing the white each pixel reflects, not just a common
+    floor. Achromatic surfaces are returned unchanged. ``saturation`` replaces the estimate (a
+    known material; ``benchmarks/scorer_study.py --oracle`` gives the renders' true albedo to
+    measure how much of the remaining error is the estimate's).
     """
-    from huebench.color import linear_to_srgb
+    from huebench.color import linear_to_srgb, srgb_to_linear
 
-    fit = _fit_pixels(rgb8, min_saturation)
-    if fit is None:
-        return np.asarray(rgb8)
-    lin_all, grey, norm_fit, use = fit
-    sat = norm_fit / np.maximum(grey, 1e-6)
-    lo, hi = np.quantile(grey[use], [0.1, 0.9])
-    if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
-        return np.asarray(rgb8)
-    use &= sat >= 0.5 * np.median(sat[use])
-    target = float(np.quantile(sat[use], quantile))
+    if saturation is None:
+        fit = _fit_pixels(rgb8, min_saturation)
+        est = None if fit is None else _saturation_from_fit(fit, quantile)
+        if fit is None or est is None:
+            return np.asarray(rgb8)
+        lin_all = fit[0]
+        saturation = est
+    else:
+        if not saturation > 0:
+            raise HuebenchError(f"saturation must be positive, got {saturation!r}")
+        lin_all = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
     perp = lin_all - lin_all.mean(axis=1)[:, None]
     norm = np.linalg.norm(perp, axis=1)
-    out = np.clip(perp + (norm / target)[:, None], 0.0, 1.0)
+    out = np.clip(perp + (norm / saturation)[:, None], 0.0, 1.0)
     return np.round(linear_to_srgb(out) * 255.0).astype(np.uint8)
 
 
