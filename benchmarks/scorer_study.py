@@ -72,7 +72,13 @@ def main() -> None:
         "saturated half + lit window": dict(specular="top", lightness_window=(0.7, 0.97), smooth=0),
         "specular floor removed + lit window": dict(specular="dichromatic", lightness_window=(0.7, 0.97), smooth=0),
         "floor + line q90, (.7,.97)": dict(specular="dichromatic+envelope90", lightness_window=(0.7, 0.97), smooth=0),
-        "floor + line q90, (.85,.99)": dict(specular="dichromatic+envelope90", smooth=0),
+        "floor + line q90, (.85,.99), floor ≥ .15": dict(
+            specular="dichromatic+envelope90", smooth=0, floor_min_saturation=0.15
+        ),
+        "floor + line q90, (.85,.99), floor ≥ .4": dict(specular="dichromatic+envelope90", smooth=0),
+        "floor + line q90, (.85,.99), floor ≥ .6": dict(
+            specular="dichromatic+envelope90", smooth=0, floor_min_saturation=0.6
+        ),
         "floor + line q90, (.85,.99), σ 1": dict(specular="dichromatic+envelope90", smooth=1.0),
         "floor + line q90, (.85,.99), σ 1.5": dict(specular="dichromatic+envelope90", smooth=1.5),
         "floor + line q90, (.8,.97), σ 1": dict(

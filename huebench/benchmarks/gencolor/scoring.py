@@ -15,7 +15,8 @@ compares them side by side; quick L2 / CSS renders, exact masks):
 
 - the mask loses its 1-pixel border (anti-aliased edge pixels mix object and background);
 - glossy surfaces reflect white (dichromatic reflection model): first the white floor the surface
-  reflects everywhere is fitted and removed (:func:`remove_specular`), then every pixel is put
+  reflects everywhere is fitted and removed (:func:`remove_specular`; clearly chromatic surfaces
+  only, :data:`FLOOR_MIN_SATURATION`), then every pixel is put
   back on the albedo's diffuse line (:func:`diffuse_reconstruction`) — glossy objects 22 → 67 %
   (L2) and 52 → 77 % (CSS), diffuse objects unchanged (≈ 99–100 %);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
@@ -72,6 +73,12 @@ SPECULAR: str | None = "dichromatic+envelope90"
 SMOOTH = 0.0
 #: pixels of the mask border dropped before scoring: anti-aliased edges mix object and background
 ERODE = 1
+#: the white-floor fit needs a clearly chromatic surface (saturation, linear RGB): on pale colours
+#: the chroma magnitude it regresses on is mostly pixel noise and 8-bit steps (the norm of a small
+#: noisy vector is biased up), and the fit invents a floor — a diffuse lavender cone lost 24 L*.
+#: 0.4: CSS quick renders 171 → 158 failures (diffuse 15 → 11, glossy 156 → 147), L2 unchanged
+#: (benchmarks/scorer_study.py; 0.5–0.8 gain more on CSS but start losing L2 glossy renders)
+FLOOR_MIN_SATURATION = 0.4
 
 
 @dataclass
@@ -112,6 +119,7 @@ class ColorScorer:
         erode: int = ERODE,
         specular: str | None = SPECULAR,
         smooth: float = SMOOTH,
+        floor_min_saturation: float = FLOOR_MIN_SATURATION,
     ):
         self.system = load_system(system)
         self.k, self.jnd, self.hue_threshold, self.min_pixels = (
@@ -130,6 +138,7 @@ class ColorScorer:
                 )
         self.specular = specular
         self.smooth = float(smooth)
+        self.floor_min_saturation = float(floor_min_saturation)
 
     def config(self) -> dict[str, Any]:
         return {
@@ -142,6 +151,7 @@ class ColorScorer:
             "erode": self.erode,
             "specular": self.specular,
             "smooth": self.smooth,
+            "floor_min_saturation": self.floor_min_saturation,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -178,7 +188,7 @@ class ColorScorer:
         px8 = px.astype(np.uint8) if px.dtype != np.uint8 else px
         for step in (self.specular or "").split("+"):
             if step == "dichromatic":
-                px8 = remove_specular(px8)
+                px8 = remove_specular(px8, min_saturation=self.floor_min_saturation)
             elif step.startswith("envelope"):
                 px8 = diffuse_reconstruction(px8, quantile=float(step[len("envelope") :] or 75) / 100)
             elif step:
@@ -340,15 +350,15 @@ def _fit_pixels(
     return lin_all, grey, perp, use
 
 
-def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = 0.15) -> NDArray[np.uint8]:
+def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MIN_SATURATION) -> NDArray[np.uint8]:
     """Subtract the white floor a glossy surface reflects everywhere (dichromatic model).
 
     In linear RGB a pixel is m_d·A + m_s·W (albedo A, white W). Its component along the grey axis is
     m_d·A∥ + m_s·|W| and its distance from that axis m_d·|A⊥|: across the surface the two lie on a
     line whose intercept is the specular floor m_s (diffuse pixels: a line through the origin). A
-    robust line fit gives the floor, which is removed from every pixel. Achromatic surfaces
-    (|A⊥| ≈ 0) and flat patches (no shading range) leave nothing to fit and are returned unchanged,
-    as are fits with no positive floor.
+    robust line fit gives the floor, which is removed from every pixel. Achromatic and pale surfaces
+    (saturation below ``min_saturation``) and flat patches (no shading range) leave nothing
+    reliable to fit and are returned unchanged, as are fits with no positive floor.
     """
     from huebench.color import linear_to_srgb
 
