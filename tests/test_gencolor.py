@@ -371,3 +371,21 @@ def test_albedo_saturation_estimate_and_a_given_saturation():
     assert np.abs(fixed[lit] - srgb_to_linear(diffuse[lit] / 255.0)).max() < 0.02  # the veil is gone
     with pytest.raises(HuebenchError, match="saturation must be positive"):
         diffuse_reconstruction(veiled, saturation=0.0)
+
+
+def test_pale_diffuse_surfaces_get_no_invented_specular_floor():
+    """Pale colours have a small chroma magnitude, mostly pixel noise: a floor fitted on it is
+    invented (tens of sRGB levels darker). The fit is kept to clearly chromatic surfaces."""
+    from huebench.benchmarks.gencolor.scoring import remove_specular
+    from huebench.color import linear_to_srgb, srgb_to_linear
+
+    rng = np.random.default_rng(3)
+    for name, rgb in [("Lavender", (230, 230, 250)), ("Cornsilk", (255, 248, 220)), ("MistyRose", (255, 228, 225))]:
+        shading = rng.uniform(0.5, 1.0, (1500, 1))
+        lin = srgb_to_linear(np.array(rgb) / 255.0) * shading
+        px = np.clip(np.round(linear_to_srgb(lin) * 255) + rng.normal(0, 3, (1500, 3)), 0, 255).astype(np.uint8)
+        assert np.array_equal(remove_specular(px), px), name
+        assert ColorScorer("css3").score_pixels(px, name).passed, name
+        # what the gate prevents: with it lowered to 0.15 the fit darkens the surface and fails it
+        assert (px.astype(int) - remove_specular(px, min_saturation=0.15)).mean() > 20, name
+        assert not ColorScorer("css3", floor_min_saturation=0.15).score_pixels(px, name).passed, name
