@@ -135,7 +135,7 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
     ratio = np.array([est / truth for _, _, truth, est in rows])
     q = np.quantile(ratio, [0.05, 0.25, 0.5, 0.75, 0.95])
     print("  estimate / truth: 5/25/50/75/95 % quantiles " + " ".join(f"{v:.3f}" for v in q))
-    print(f"  estimates within [0.97, 1.08] of the truth: {100 * np.mean((ratio >= 0.97) & (ratio <= 1.08)):.1f} %")
+    print(f"  estimates within [0.97, 1.05] of the truth: {100 * np.mean((ratio >= 0.97) & (ratio <= 1.05)):.1f} %")
 
 
 def flat_noise(system: str) -> None:
