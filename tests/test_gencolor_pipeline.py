@@ -446,3 +446,28 @@ def test_an_image_without_its_meta_entry_is_made_again(tmp_path):
         "3.png",
         "meta.json",
     ]
+
+
+def test_a_kill_before_the_first_entry_leaves_an_orphan_not_an_outside_image(tmp_path, monkeypatch):
+    """The first image of a prompt: meta.json is written before the image lands, so a kill between
+    the image's rename and its entry leaves an orphan (made again), never a folder that looks like
+    an outside generator's (which resume would take as it is, leaving meta.json without the entry)."""
+    import huebench.benchmarks.gencolor.store as store_module
+
+    store = ImageStore(tmp_path)
+    gen = {"spec": "diffusers:x", "fingerprint": "f1"}
+    real_write = store_module.atomic_write_json
+    calls = []
+
+    def killed_at_the_entry(path, obj):
+        calls.append(json.loads(json.dumps(obj)))
+        if obj.get("images"):  # the write that would add the image's entry: the process dies here
+            raise KeyboardInterrupt("killed")
+        real_write(path, obj)
+
+    monkeypatch.setattr(store_module, "atomic_write_json", killed_at_the_entry)
+    with pytest.raises(KeyboardInterrupt):
+        store.write("p-1", 0, Image.new("RGB", (4, 4)), seed=1, prompt={"id": "p-1"}, generator=gen)
+    assert store.image_path("p-1", 0).exists()
+    assert store.status("p-1", 0) == "orphan"
+    assert store.meta("p-1") == {"prompt": {"id": "p-1"}, "generator": gen, "images": {}}

@@ -24,7 +24,7 @@ compares them side by side; quick L2 / CSS renders, exact masks):
 - both steps stand down when the surface shows no shading beyond pixel noise (:func:`has_shading`):
   a flat noisy patch is all "lit", and a window or a specular fit would only pick noise.
 
-Overall 73.8 → 88.7 % (L2) and 83.2 → 91.7 % (CSS) with exact masks, 0 far-colour false accepts.
+Overall 73.8 → 88.7 % (L2) and 83.2 → 92.4 % (CSS) with exact masks, 0 far-colour false accepts.
 Defaults (k = 3, hue 5°, gate C* < 5) are not given in the paper and are all configurable.
 
 :func:`segment_offline` finds the object without any network weights: it models the background

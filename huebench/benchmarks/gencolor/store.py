@@ -16,7 +16,9 @@ an image does not depend on which other images shared its batch or on which work
 floating-point rounding across batch shapes, which can move a rare pixel by one level).
 
 Writes are atomic (temporary file + rename) and ``meta.json`` is updated under a file lock, so
-several workers (``--executor ray``) may fill one folder.
+several workers (``--executor ray``) may fill one folder. ``meta.json`` exists before a prompt's
+first image does: an image a kill left without its entry is then an orphan (made again), not an
+outside generator's file.
 """
 
 from __future__ import annotations
@@ -118,7 +120,12 @@ class ImageStore:
             # every write happens under this lock, so temporary files seen now are from a killed writer
             for stale in [*self.folder(pid).glob("*.png.tmp*"), *self.folder(pid).glob(".meta.json.*.tmp")]:
                 stale.unlink(missing_ok=True)
-            meta = self.meta(pid) or {"prompt": prompt, "generator": generator, "images": {}}
+            meta = self.meta(pid)
+            if meta is None:
+                # meta.json before the first image: an image left without meta.json by a kill would
+                # pass for an outside generator's file and never get its entry
+                meta = {"prompt": prompt, "generator": generator, "images": {}}
+                atomic_write_json(self.folder(pid) / "meta.json", meta)
             self._same_generator(pid, meta, generator)
             tmp = path.with_suffix(f".png.tmp{os.getpid()}")
             with open(tmp, "wb") as fh:
