@@ -20,40 +20,22 @@ from pathlib import Path
 
 import numpy as np
 
-from huebench.benchmarks.gencolor.diagnostic import Diagnostic, _pick
-from huebench.benchmarks.gencolor.render import OBJECTS, RenderSpec, render
+from huebench.benchmarks.gencolor.diagnostic import Diagnostic
+from huebench.benchmarks.gencolor.render import OBJECTS
 from huebench.benchmarks.gencolor.scoring import ColorScorer
 
 
 def renders(system: str, quick: bool, cache: Path) -> tuple[list[dict], np.ndarray, np.ndarray]:
     bench = Diagnostic(system=system, quick=quick)
     samples = bench.samples()
+    meta = [s.inputs | {"id": s.id, "far": bench._far_color(s.inputs["color"])} for s in samples]
     if cache.exists():
         z = np.load(cache)
-        return (
-            [s.inputs | {"id": s.id, "far": bench._far_color(s.inputs["color"])} for s in samples],
-            z["images"],
-            z["masks"],
-        )
-    imgs, masks, meta = [], [], []
-    for s in samples:
-        i = s.inputs
-        img, m = render(
-            RenderSpec(
-                i["object"],
-                tuple(i["rgb"]),
-                i["lighting"],
-                i["background"],
-                bench.size,
-                bench.spp,
-                seed=_pick(0, s.id) % 100000,
-            )
-        )
-        imgs.append(img)
-        masks.append(m)
-        meta.append(i | {"id": s.id, "far": bench._far_color(i["color"])})
-    np.savez_compressed(cache, images=np.stack(imgs), masks=np.stack(masks))
-    return meta, np.stack(imgs), np.stack(masks)
+        return meta, z["images"], z["masks"]
+    rendered = [bench.render_sample(s) for s in samples]
+    imgs, masks = np.stack([r[0] for r in rendered]), np.stack([r[1] for r in rendered])
+    np.savez_compressed(cache, images=imgs, masks=masks)
+    return meta, imgs, masks
 
 
 def main() -> None:

@@ -35,6 +35,11 @@ PAPER_ACCURACY = {"iscc-nbs-l2": 96.46, "css3": 92.00}
 MATERIAL_NAMES = {"diffuse": "diffuse", "plastic": "glossy"}
 
 
+def _material_name(record: dict[str, Any]) -> str:
+    material = OBJECTS[record["object"]].material
+    return MATERIAL_NAMES.get(material, material)
+
+
 def _pick(seed: int, *keys: Any) -> int:
     return int.from_bytes(hashlib.sha256("\x00".join(map(str, (seed, *keys))).encode()).digest()[:8], "little")
 
@@ -100,23 +105,28 @@ class Diagnostic(Benchmark):
         d = [float(delta_e(c.lab, target.lab)) for c in cands]
         return cands[int(np.argmax(d))].name
 
+    def render_sample(self, sample: Sample) -> tuple[np.ndarray, np.ndarray]:
+        """The sample's render (8-bit sRGB) and exact object mask; the render seed follows the id."""
+        i = sample.inputs
+        return render(
+            RenderSpec(
+                i["object"],
+                tuple(i["rgb"]),
+                i["lighting"],
+                i["background"],
+                self.size,
+                self.spp,
+                seed=_pick(self.seed, sample.id) % 100000,
+            )
+        )
+
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
         from huebench.benchmarks.gencolor.scoring import segment_offline
 
         use_vlm = self.check_model(model) is Capability.VLM
         for s in samples:
             i = s.inputs
-            img, mask = render(
-                RenderSpec(
-                    i["object"],
-                    tuple(i["rgb"]),
-                    i["lighting"],
-                    i["background"],
-                    self.size,
-                    self.spp,
-                    seed=_pick(self.seed, s.id) % 100000,
-                )
-            )
+            img, mask = self.render_sample(s)
             exact, _ = self.scorer.score_image(img, i["color"], mask=mask)
             seg = segment_offline(img)
             offline, _ = self.scorer.score_image(img, i["color"], mask=seg)
@@ -163,8 +173,13 @@ class Diagnostic(Benchmark):
 
     def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         def pct(values: Sequence[bool]) -> dict[str, Any]:
-            ci = bootstrap_ci([100.0 * bool(v) for v in values], seed=self.seed)
-            return ci
+            return bootstrap_ci([100.0 * bool(v) for v in values], seed=self.seed)
+
+        def grouped(key: Any) -> dict[str, list[dict[str, Any]]]:
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for r in records:
+                groups.setdefault(key(r), []).append(r)
+            return dict(sorted(groups.items()))
 
         out: dict[str, Any] = {
             "system": self.system_name,
@@ -176,12 +191,13 @@ class Diagnostic(Benchmark):
             "offline_mask_iou_mean": float(np.mean([r["offline_mask_iou"] for r in records])) if records else None,
         }
         # diffuse and glossy objects apart: the glossy ones carry most of the error (docs/gencolor.md)
-        for material in sorted({OBJECTS[r["object"]].material for r in records}):
-            of = [r for r in records if OBJECTS[r["object"]].material == material]
-            out.setdefault("by_material", {})[MATERIAL_NAMES.get(material, material)] = {
+        out["by_material"] = {
+            material: {
                 "exact_mask": pct([r["exact"]["pass"] for r in of]),
                 "offline_mask": pct([r["offline"]["pass"] for r in of]),
             }
+            for material, of in grouped(_material_name).items()
+        }
         fails = [r for r in records if not r["exact"]["pass"]]
         out["exact_failures_by_metric"] = {
             k: sum(1 for r in fails if not r["exact"]["passes"].get(k, False))
@@ -208,10 +224,10 @@ class Diagnostic(Benchmark):
                 "per_question": per_q,
             }
         for key in ("object", "lighting", "background"):
-            groups: dict[str, list[bool]] = {}
-            for r in records:
-                groups.setdefault(r[key], []).append(r["exact"]["pass"])
-            out[f"by_{key}"] = {g: 100.0 * float(np.mean(v)) for g, v in sorted(groups.items())}
+            out[f"by_{key}"] = {
+                g: 100.0 * float(np.mean([r["exact"]["pass"] for r in of]))
+                for g, of in grouped(lambda r, k=key: r[k]).items()
+            }
         return out
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
@@ -220,26 +236,19 @@ class Diagnostic(Benchmark):
 
         m = results["metrics"]
 
-        def row(name: str, key: str) -> list[str]:
-            v = m[key]
+        def row(name: str, v: dict[str, Any]) -> list[str]:
             return [name, fmt_num(v["value"], 2), f"[{fmt_num(v['low'], 2)}, {fmt_num(v['high'], 2)}]", str(v["n"])]
 
         rows = [
-            row("accuracy, exact masks", "accuracy_exact_mask"),
-            row("accuracy, offline segmentation", "accuracy_offline_mask"),
-            row("false accepts of a far colour", "false_accept_far_color"),
+            row("accuracy, exact masks", m["accuracy_exact_mask"]),
+            row("accuracy, offline segmentation", m["accuracy_offline_mask"]),
+            row("false accepts of a far colour", m["false_accept_far_color"]),
             ["paper's scorer (its renders)", fmt_num(m["paper_accuracy"], 2), "", ""],
         ]
-        for material, acc in m.get("by_material", {}).items():
-            v = acc["exact_mask"]
-            rows.append(
-                [
-                    f"accuracy, exact masks, {material} objects",
-                    fmt_num(v["value"], 2),
-                    f"[{fmt_num(v['low'], 2)}, {fmt_num(v['high'], 2)}]",
-                    str(v["n"]),
-                ]
-            )
+        rows += [
+            row(f"accuracy, exact masks, {material} objects", acc["exact_mask"])
+            for material, acc in m.get("by_material", {}).items()
+        ]
         objs = m["by_object"]
         vlm_sections = []
         if "vlm" in m:
