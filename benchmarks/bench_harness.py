@@ -95,6 +95,7 @@ def bench_pll(tmp: Path) -> dict[str, float]:
     import transformers as tf
 
     from huebench.models.registry import load_model
+    from huebench.testing.reference import naive_pll
     from huebench.testing.tiny import _wordpiece
 
     out = tmp / "bert-shaped"
@@ -123,21 +124,7 @@ def bench_pll(tmp: Path) -> dict[str, float]:
     batched_s, batched = _timed(lambda: model.pseudo_log_likelihood(sentences))
 
     def one_at_a_time() -> list[float]:
-        totals = []
-        for s in sentences:
-            enc = model.tokenizer(s, return_special_tokens_mask=True)
-            ids = enc["input_ids"]
-            total = 0.0
-            for pos in range(len(ids)):
-                if enc["special_tokens_mask"][pos]:
-                    continue
-                row = list(ids)
-                row[pos] = model.tokenizer.mask_token_id
-                with torch.inference_mode():
-                    logits = model.model(input_ids=torch.tensor([row])).logits[0, pos]
-                total += float(torch.log_softmax(logits, -1)[ids[pos]])
-            totals.append(total)
-        return totals
+        return [naive_pll(model, s) for s in sentences]
 
     naive_s, naive = _timed(one_at_a_time)
     diff = float(np.max(np.abs(np.array([r.total for r in batched]) - np.array(naive))))

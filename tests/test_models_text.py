@@ -7,6 +7,7 @@ torch = pytest.importorskip("torch")
 
 from huebench.errors import HuebenchError  # noqa: E402
 from huebench.models.base import Capability  # noqa: E402
+from huebench.testing.reference import naive_pll  # noqa: E402
 
 MLMS = ["bert", "roberta", "albert"]
 
@@ -33,25 +34,6 @@ def _naive_mask_logprob(m, template, cand):
     return total, len(span)
 
 
-def _naive_pll(m, sentence, l2r=False):
-    enc = m.tokenizer(sentence, return_special_tokens_mask=True)
-    ids, words = list(enc["input_ids"]), enc.word_ids()
-    total = 0.0
-    for pos in range(len(ids)):
-        if enc["special_tokens_mask"][pos]:
-            continue
-        row = list(ids)
-        row[pos] = m.tokenizer.mask_token_id
-        if l2r:
-            for later in range(pos + 1, len(ids)):
-                if words[later] is not None and words[later] == words[pos]:
-                    row[later] = m.tokenizer.mask_token_id
-        with torch.no_grad():
-            logits = m.model(input_ids=torch.tensor([row])).logits[0, pos]
-        total += float(torch.log_softmax(logits, -1)[ids[pos]])
-    return total
-
-
 @pytest.mark.parametrize("family", MLMS)
 def test_mask_logprobs_score_multi_token_words_by_chain_rule(load_tiny, family):
     m = load_tiny(family, batch_size=3)
@@ -74,7 +56,7 @@ def test_pll_batched_equals_one_mask_at_a_time(load_tiny, family):
     for l2r in (False, True):
         res = m.pseudo_log_likelihood(sentences, within_word_l2r=l2r)
         for r, s in zip(res, sentences, strict=True):
-            assert r.total == pytest.approx(_naive_pll(m, s, l2r), abs=1e-4)
+            assert r.total == pytest.approx(naive_pll(m, s, within_word_l2r=l2r), abs=1e-4)
             assert len(r.tokens) == len(r.token_logprobs)
             assert r.mean == pytest.approx(r.total / len(r.token_logprobs))
 

@@ -12,6 +12,7 @@ from huebench.benchmarks.rainbow.sources import load_captions, load_source
 from huebench.cli import app
 from huebench.io import InputFileError
 from huebench.runs.runner import evaluate, rescore
+from huebench.testing.reference import naive_pll
 
 pytest.importorskip("spacy")
 
@@ -247,8 +248,6 @@ def test_vlm_parse_mode_stores_raw_answers(probe_dir, tiny, tmp_path):
 
 
 def test_language_only_baseline_matches_naive_pll(probe_dir, load_tiny, tmp_path):
-    import torch
-
     res = evaluate(
         "rainbow-baseline",
         f"hf:{load_tiny('bert').ident}",
@@ -261,15 +260,7 @@ def test_language_only_baseline_matches_naive_pll(probe_dir, load_tiny, tmp_path
     m = load_tiny("bert")
     rec = res.records[0]
     for text, pll in list(rec["pll"].items())[:4]:
-        enc = m.tokenizer(text, return_special_tokens_mask=True)
-        ids, naive = enc["input_ids"], 0.0
-        for pos in range(len(ids)):
-            if enc["special_tokens_mask"][pos]:
-                continue
-            row = list(ids)
-            row[pos] = m.tokenizer.mask_token_id
-            with torch.no_grad():
-                naive += float(torch.log_softmax(m.model(input_ids=torch.tensor([row])).logits[0, pos], -1)[ids[pos]])
+        naive = naive_pll(m, text)
         assert pll == pytest.approx(naive, abs=1e-4)
     share = res.metrics["replacement"]["all"]["share"]
     probes = [p for r in res.records for p in r["probes"] if p["kind"] == "replacement"]
