@@ -9,6 +9,8 @@ import numpy as np
 import typer
 from rich.console import Console
 
+from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD
+
 app = typer.Typer(no_args_is_help=True)
 console = Console()
 
@@ -25,7 +27,7 @@ def score_image(
     mask: Path | None = typer.Option(
         None, "--mask", help="Object mask (PNG, non-zero = object); default: offline segmentation."
     ),
-    k: int = typer.Option(3, "--k", help="Nearest neighbours of the target in the candidate set."),
+    k: int = typer.Option(DEFAULT_K, "--k", help="Nearest neighbours of the target in the candidate set."),
     as_json: bool = typer.Option(
         False, "--json", help="Print JSON: pass, dominant_lab, delta_e00, delta_chroma, delta_hue, …"
     ),
@@ -187,8 +189,8 @@ def score_command(
     ),
     segmenter: str | None = typer.Option(None, "--segmenter", help="SAM (hf:…); with --detector."),
     masks: Path | None = typer.Option(None, "--masks", help="User masks: MASKS/<prompt id>/<index>.<object>.png."),
-    k: int = typer.Option(3, "--k", help="Nearest neighbours of the target in its candidate set."),
-    hue_threshold: float = typer.Option(5.0, "--hue-threshold", help="Hue-angle threshold in degrees."),
+    k: int = typer.Option(DEFAULT_K, "--k", help="Nearest neighbours of the target in its candidate set."),
+    hue_threshold: float = typer.Option(HUE_THRESHOLD, "--hue-threshold", help="Hue-angle threshold in degrees."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N images."),
     device: str = typer.Option("cpu", "--device", help="torch device of the helper models."),
     seed: int = typer.Option(0, "--seed", help="Seed of the suite and of the bootstrap."),

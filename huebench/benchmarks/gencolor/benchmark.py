@@ -22,6 +22,7 @@ import numpy as np
 from huebench.benchmarks.base import Benchmark, Sample
 from huebench.benchmarks.gencolor.analysis import analyses, report_sections
 from huebench.benchmarks.gencolor.prompts import load_prompts
+from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, ColorScorer
 from huebench.benchmarks.gencolor.store import ImageStore, image_seed
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
@@ -172,8 +173,8 @@ class GenColorBench(_Prompts):
         detector: str | None = None,
         segmenter: str | None = None,
         masks: str | None = None,
-        k: int = 3,
-        hue_threshold: float = 5.0,
+        k: int = DEFAULT_K,
+        hue_threshold: float = HUE_THRESHOLD,
         box_threshold: float = 0.3,
         device: str | None = None,
         **options: Any,
@@ -209,9 +210,7 @@ class GenColorBench(_Prompts):
     def samples(self) -> list[Sample]:
         return [Sample(f"{pid}/{i}", {"prompt_id": pid, "index": i}) for pid in self.prompts for i in range(self.n)]
 
-    def scorer(self, system: str) -> Any:
-        from huebench.benchmarks.gencolor.scoring import ColorScorer
-
+    def scorer(self, system: str) -> ColorScorer:
         if system not in self._scorers:
             self._scorers[system] = ColorScorer(system, k=self.k, hue_threshold=self.hue_threshold)
         return self._scorers[system]
