@@ -49,75 +49,97 @@ def main() -> None:
     if args.oracle:
         saturation_oracle(args.system, meta, imgs, masks)
         return
+    # the rules before the Fresnel veil (fresnel=None), then the veil and its two settings
+    before = dict(fresnel=None, smooth=0)
     rules = {
-        "lit window (0.7, 0.97)": dict(specular=None, lightness_window=(0.7, 0.97), smooth=0),
-        "saturated half + lit window": dict(specular="top", lightness_window=(0.7, 0.97), smooth=0),
-        "specular floor removed + lit window": dict(specular="dichromatic", lightness_window=(0.7, 0.97), smooth=0),
-        "floor + line q90, (.7,.97)": dict(specular="dichromatic+envelope90", lightness_window=(0.7, 0.97), smooth=0),
-        "floor + line q90, (.85,.99), floor ≥ .15": dict(
-            specular="dichromatic+envelope90", smooth=0, floor_min_saturation=0.15
-        ),
-        "floor + line q90, (.85,.99), floor ≥ .4": dict(specular="dichromatic+envelope90", smooth=0),
-        "floor + line q90, (.85,.99), floor ≥ .6": dict(
-            specular="dichromatic+envelope90", smooth=0, floor_min_saturation=0.6
-        ),
-        "floor + line q90, (.85,.99), σ 1": dict(specular="dichromatic+envelope90", smooth=1.0),
-        "floor + line q90, (.85,.99), σ 1.5": dict(specular="dichromatic+envelope90", smooth=1.5),
-        "floor + line q90, (.8,.97), σ 1": dict(
-            specular="dichromatic+envelope90", lightness_window=(0.8, 0.97), smooth=1.0
-        ),
+        "lit window (0.7, 0.97)": dict(before, specular=None, lightness_window=(0.7, 0.97)),
+        "saturated half + lit window": dict(before, specular="top", lightness_window=(0.7, 0.97)),
+        "specular floor removed + lit window": dict(before, specular="dichromatic", lightness_window=(0.7, 0.97)),
+        "floor + line q90, (.7,.97)": dict(before, specular="dichromatic+envelope90", lightness_window=(0.7, 0.97)),
+        "floor + line q90, (.85,.99), floor ≥ .15": dict(before, floor_min_saturation=0.15),
+        "floor + line q90, (.85,.99), floor ≥ .4": dict(before),
+        "floor + line q90, (.85,.99), floor ≥ .6": dict(before, floor_min_saturation=0.6),
+        "floor + line q90, (.85,.99), σ 1": dict(before, smooth=1.0),
+        "floor + line q90, (.85,.99), σ 1.5": dict(before, smooth=1.5),
+        "floor + line q90, (.8,.97), σ 1": dict(before, lightness_window=(0.8, 0.97), smooth=1.0),
+        "veil F0 .03 + line q90": dict(fresnel=0.03),
+        "veil F0 .04 + line q90 (default)": {},
+        "veil F0 .05 + line q90": dict(fresnel=0.05),
+        "veil + line q95": dict(specular="dichromatic+envelope95"),
+        "veil, gloss test .93": dict(gloss_uniformity=0.93),
+        "veil, gloss test .97": dict(gloss_uniformity=0.97),
     }
     for name, kw in rules.items():
         scorer = ColorScorer(args.system, **kw)
         t = time.perf_counter()
-        ok, far, kinds = [], [], []
+        ok, far, kinds, veiled = [], [], [], 0
         for m, img, mask in zip(meta, imgs, masks, strict=True):
-            ok.append(scorer.score_image(img, m["color"], mask=mask)[0].passed)
+            score = scorer.score_image(img, m["color"], mask=mask)[0]
+            ok.append(score.passed)
+            veiled += score.veil is not None
             far.append(scorer.score_image(img, m["far"], mask=mask)[0].passed)
             kinds.append(OBJECTS[m["object"]].material)
         ok, far, kinds = np.array(ok), np.array(far), np.array(kinds)
         per = {k: 100 * ok[kinds == k].mean() for k in sorted(set(kinds))}
         print(
-            f"{name:32s} accuracy {100 * ok.mean():6.2f} %  "
+            f"{name:40s} accuracy {100 * ok.mean():6.2f} %  "
             + "  ".join(f"{k} {v:5.1f}" for k, v in per.items())
-            + f"  far accepts {100 * far.mean():.2f} %  ({len(ok)} renders, {time.perf_counter() - t:.1f} s)"
+            + f"  far accepts {100 * far.mean():.2f} %  veil on {veiled}"
+            + f"  ({len(ok)} renders, {time.perf_counter() - t:.1f} s)"
         )
     flat_noise(args.system)
 
 
 def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np.ndarray) -> None:
     """Glossy renders of chromatic colours (those the reconstruction corrects): accuracy when the
-    reconstruction is given the true albedo saturation × f, and how far the estimate is from it."""
+    reconstruction is given the true albedo saturation × f, and how far the estimates are from it —
+    the fitted floor's (the default before the Fresnel veil) and the default's."""
     from scipy import ndimage
 
-    from huebench.benchmarks.gencolor.scoring import albedo_saturation, diffuse_reconstruction, remove_specular
+    from huebench.benchmarks.gencolor.scoring import (
+        albedo_saturation,
+        diffuse_reconstruction,
+        remove_specular,
+        remove_veil,
+        specular_veil,
+    )
     from huebench.color import srgb_to_linear
 
-    scorer = ColorScorer(system, specular=None)  # the reconstruction is applied here, by hand
+    scorer = ColorScorer(system, specular=None, fresnel=None)  # the reconstruction is applied here, by hand
+    default = ColorScorer(system)
     rows = []
     for m, img, mask in zip(meta, imgs, masks, strict=True):
         if OBJECTS[m["object"]].material != "plastic":
             continue
         px = img[ndimage.binary_erosion(mask, iterations=scorer.erode)]
-        estimate = albedo_saturation(remove_specular(px), quantile=0.9)  # as the default does
-        if estimate is None:  # achromatic or flat: the scorer leaves these pixels alone
+        fitted = albedo_saturation(remove_specular(px), quantile=0.9)
+        if fitted is None:  # achromatic or flat: the scorer leaves these pixels alone
             continue
+        veil = specular_veil(img, mask)
+        estimate = fitted if veil is None else albedo_saturation(remove_veil(px, veil), quantile=0.9)
         a = srgb_to_linear(np.asarray(m["rgb"], dtype=np.float64) / 255.0)
-        rows.append((m, px, float(np.linalg.norm(a - a.mean()) / a.mean()), estimate))
+        truth = float(np.linalg.norm(a - a.mean()) / a.mean())
+        rows.append((m, img, mask, px, truth, fitted, estimate))
     print(f"{len(rows)} glossy renders of chromatic colours ({system})")
-    default = ColorScorer(system)
-    ok = [default.score_pixels(px, m["color"]).passed for m, px, _, _ in rows]
-    print(f"  estimated saturation (default scorer): {100 * np.mean(ok):6.2f} % correct")
+    ok = [ColorScorer(system, fresnel=None).score_image(img, m["color"], mask=k)[0].passed for m, img, k, *_ in rows]
+    print(f"  fitted floor (before the veil):     {100 * np.mean(ok):6.2f} % correct")
+    ok = [default.score_image(img, m["color"], mask=k)[0].passed for m, img, k, *_ in rows]
+    print(f"  default (Fresnel veil when glossy): {100 * np.mean(ok):6.2f} % correct")
     for f in (0.9, 0.95, 0.97, 1.0, 1.03, 1.05, 1.08, 1.1):
         ok = [
             scorer.score_pixels(diffuse_reconstruction(px, saturation=f * truth), m["color"]).passed
-            for m, px, truth, _ in rows
+            for m, _, _, px, truth, _, _ in rows
         ]
         print(f"  true saturation × {f:<4}: {100 * np.mean(ok):6.2f} % correct")
-    ratio = np.array([est / truth for _, _, truth, est in rows])
-    q = np.quantile(ratio, [0.05, 0.25, 0.5, 0.75, 0.95])
-    print("  estimate / truth: 5/25/50/75/95 % quantiles " + " ".join(f"{v:.3f}" for v in q))
-    print(f"  estimates within [0.97, 1.05] of the truth: {100 * np.mean((ratio >= 0.97) & (ratio <= 1.05)):.1f} %")
+    for name, col in (("fitted floor", 5), ("default", 6)):
+        ratio = np.array([r[col] / r[4] for r in rows if r[col] is not None])
+        q = np.quantile(ratio, [0.05, 0.25, 0.5, 0.75, 0.95])
+        inside = 100 * np.mean((ratio >= 0.97) & (ratio <= 1.05))
+        print(
+            f"  {name} estimate / truth: 5/25/50/75/95 % quantiles "
+            + " ".join(f"{v:.3f}" for v in q)
+            + f"; within [0.97, 1.05]: {inside:.1f} %"
+        )
 
 
 def flat_noise(system: str) -> None:

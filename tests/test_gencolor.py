@@ -389,3 +389,90 @@ def test_pale_diffuse_surfaces_get_no_invented_specular_floor():
         # what the gate prevents: with it lowered to 0.15 the fit darkens the surface and fails it
         assert (px.astype(int) - remove_specular(px, min_saturation=0.15)).mean() > 20, name
         assert not ColorScorer("css3", floor_min_saturation=0.15).score_pixels(px, name).passed, name
+
+
+def _lit_sphere(rgb, *, glossy, background=0.6, size=96, f0=0.04, seed=0):
+    """A sphere of one sRGB albedo in front of a uniform backdrop of linear radiance ``background``,
+    lit softly from above. Glossy: it also reflects the backdrop with Schlick's Fresnel term — 4 %
+    head on, more towards the rim."""
+    from huebench.color import linear_to_srgb, srgb_to_linear
+
+    rng = np.random.default_rng(seed)
+    yy, xx = (np.mgrid[:size, :size] + 0.5) / size * 2 - 1
+    r2 = xx**2 + yy**2
+    mask = r2 < 0.6**2
+    nz = np.sqrt(np.clip(0.6**2 - r2, 0, None)) / 0.6
+    shading = 0.55 + 0.45 * (1 - yy / 0.6) / 2
+    lin = np.full((size, size, 3), background)
+    body = srgb_to_linear(np.asarray(rgb) / 255.0) * shading[..., None]
+    if glossy:
+        body = body + ((f0 + (1 - f0) * (1 - np.clip(nz, 0, 1)) ** 5) * background)[..., None]
+    lin[mask] = body[mask]
+    img = linear_to_srgb(np.clip(lin, 0, 1)) * 255 + rng.normal(0, 1.0, lin.shape)
+    return np.clip(np.round(img), 0, 255).astype(np.uint8), mask
+
+
+def test_glossy_surfaces_lose_a_fresnel_veil_of_their_surroundings():
+    """A matte sphere has one saturation over its lit half and gets no veil; a glossy one reflects
+    4 % of its surroundings even head on, and that veil — F0 × the backdrop's radiance — is
+    removed. Without it (fresnel=None) the glossy red reads paler."""
+    from huebench.benchmarks.gencolor.scoring import looks_glossy, specular_veil, surround_radiance
+
+    red = load_system("iscc-nbs-l2").get("Red")
+    matte, mask = _lit_sphere(red.rgb, glossy=False)
+    glossy, _ = _lit_sphere(red.rgb, glossy=True)
+    assert surround_radiance(glossy, mask) == pytest.approx(0.6, abs=0.005)
+    assert not looks_glossy(matte[mask]) and looks_glossy(glossy[mask])
+    assert specular_veil(matte, mask) is None
+    assert specular_veil(glossy, mask) == pytest.approx(0.04 * 0.6, rel=0.01)
+    assert specular_veil(glossy, mask, fresnel=0.05) == pytest.approx(0.05 * 0.6, rel=0.01)
+    s = ColorScorer("iscc-nbs-l2")
+    m, g = s.score_image(matte, "Red", mask=mask)[0], s.score_image(glossy, "Red", mask=mask)[0]
+    assert m.passed and m.veil is None and "veil" not in m.reason
+    assert g.passed and g.veil == pytest.approx(0.024, rel=0.01) and g.reason.startswith("glossy surface")
+    assert g.as_dict()["veil"] == g.veil
+    without = ColorScorer("iscc-nbs-l2", fresnel=None).score_image(glossy, "Red", mask=mask)[0]
+    assert without.veil is None and without.delta_chroma > 2 * g.delta_chroma
+    assert s.config()["fresnel"] == 0.04 and ColorScorer("css3", fresnel=None).config()["fresnel"] is None
+
+
+def test_the_gloss_test_stands_down_where_it_cannot_tell():
+    """Noise spreads a flat patch's saturations but it has no shading; achromatic surfaces have no
+    chroma to tell reflected white from the body; a mask that fills the image leaves no
+    surroundings to measure. None of them gets a veil."""
+    from huebench.benchmarks.gencolor.scoring import looks_glossy, remove_veil, specular_veil, surround_radiance
+    from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.errors import HuebenchError
+
+    rng = np.random.default_rng(4)
+    for c in load_system("iscc-nbs-l2"):
+        flat = np.clip(np.array(c.rgb) + rng.normal(0, 4, (2000, 3)), 0, 255).astype(np.uint8)
+        assert not looks_glossy(flat), c.name
+    grey, mask = _lit_sphere((128, 128, 128), glossy=True)
+    assert not looks_glossy(grey[mask]) and specular_veil(grey, mask) is None
+    red, _ = _lit_sphere((185, 40, 66), glossy=True)
+    full = np.ones(mask.shape, dtype=bool)
+    assert surround_radiance(red, full) is None and specular_veil(red, full) is None
+    # remove_veil subtracts in linear light
+    lin = np.array([[0.2, 0.1, 0.05], [0.5, 0.3, 0.2]])
+    px = np.round(linear_to_srgb(lin + 0.03) * 255).astype(np.uint8)
+    assert np.abs(srgb_to_linear(remove_veil(px, 0.03) / 255.0) - lin).max() < 0.004
+    with pytest.raises(HuebenchError, match="veil must be a non-negative"):
+        remove_veil(px, -0.1)
+    with pytest.raises(HuebenchError, match="fresnel must be a reflectance"):
+        ColorScorer("css3", fresnel=1.5)
+
+
+def test_a_glossy_render_on_a_white_backdrop_is_judged_by_its_body_colour():
+    """A real render (Mitsuba rough plastic, n = 1.49) in soft light on a white backdrop: no shading
+    range for a fitted floor, and the veil of the bright surroundings makes orange read pale
+    (Δchroma ≈ 9). With the Fresnel veil removed it is orange again."""
+    pytest.importorskip("mitsuba")
+    from huebench.benchmarks.gencolor.render import RenderSpec, render
+
+    orange = load_system("iscc-nbs-l2").get("Orange")
+    img, mask = render(RenderSpec("bottle", orange.rgb, "soft", "white", size=48, spp=16))
+    score = ColorScorer("iscc-nbs-l2").score_image(img, "Orange", mask=mask)[0]
+    before = ColorScorer("iscc-nbs-l2", fresnel=None).score_image(img, "Orange", mask=mask)[0]
+    assert score.veil is not None and score.passed and score.delta_chroma < 3
+    assert not before.passed and before.delta_chroma > 5

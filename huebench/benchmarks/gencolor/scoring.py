@@ -55,8 +55,12 @@ __all__ = [
     "albedo_saturation",
     "diffuse_reconstruction",
     "has_shading",
+    "looks_glossy",
     "remove_specular",
+    "remove_veil",
     "segment_offline",
+    "specular_veil",
+    "surround_radiance",
 ]
 
 JND = 5.0
@@ -79,6 +83,16 @@ ERODE = 1
 #: 0.4: CSS quick renders 171 → 158 failures (diffuse 15 → 11, glossy 156 → 147), L2 unchanged
 #: (benchmarks/scorer_study.py; 0.5–0.8 gain more on CSS but start losing L2 glossy renders)
 FLOOR_MIN_SATURATION = 0.4
+#: Fresnel reflectance at normal incidence of the dielectrics most objects are made of, coated or
+#: painted with (plastics, paints, glazes, glass: n ≈ 1.5 gives ((n − 1)/(n + 1))² ≈ 0.04; the
+#: renders' plastic has n = 1.49, 0.039). Even where a glossy surface reflects least it reflects
+#: this much of its surroundings as white (:func:`specular_veil`); None: the veil is not used
+FRESNEL_F0: float | None = 0.04
+#: gloss test (:func:`looks_glossy`): one albedo under white light has one saturation whatever the
+#: shading, so when a tenth of the lit half falls below this fraction of the top saturation, white
+#: light is added somewhere — specular reflection. 0.955 on the quick renders: 1 of 290 diffuse
+#: L2 renders flagged, 128 of 145 glossy (benchmarks/scorer_study.py --gloss)
+GLOSS_UNIFORMITY = 0.955
 
 
 @dataclass
@@ -97,6 +111,8 @@ class ColorScore:
     method: str
     reason: str
     best: dict[str, str] = field(default_factory=dict)  # which candidate gave each minimum
+    #: the white veil (linear RGB) removed from a surface that looks glossy; None: no veil removed
+    veil: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -120,6 +136,8 @@ class ColorScorer:
         specular: str | None = SPECULAR,
         smooth: float = SMOOTH,
         floor_min_saturation: float = FLOOR_MIN_SATURATION,
+        fresnel: float | None = FRESNEL_F0,
+        gloss_uniformity: float = GLOSS_UNIFORMITY,
     ):
         self.system = load_system(system)
         self.k, self.jnd, self.hue_threshold, self.min_pixels = (
@@ -139,6 +157,10 @@ class ColorScorer:
         self.specular = specular
         self.smooth = float(smooth)
         self.floor_min_saturation = float(floor_min_saturation)
+        if fresnel is not None and not 0.0 <= fresnel < 1.0:
+            raise HuebenchError(f"fresnel must be a reflectance in [0, 1) or None, got {fresnel!r}")
+        self.fresnel = None if fresnel is None else float(fresnel)
+        self.gloss_uniformity = float(gloss_uniformity)
 
     def config(self) -> dict[str, Any]:
         return {
@@ -152,6 +174,8 @@ class ColorScorer:
             "specular": self.specular,
             "smooth": self.smooth,
             "floor_min_saturation": self.floor_min_saturation,
+            "fresnel": self.fresnel,
+            "gloss_uniformity": self.gloss_uniformity,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -163,8 +187,12 @@ class ColorScorer:
         c = parse(target)
         return [c, *[n.color for n in self.system.nearest(c, self.k)]]
 
-    def score_pixels(self, rgb_pixels: ArrayLike, target: str) -> ColorScore:
-        """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``."""
+    def score_pixels(self, rgb_pixels: ArrayLike, target: str, *, veil: float | None = None) -> ColorScore:
+        """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``.
+
+        ``veil``: white light (linear RGB) the surface reflects everywhere, known from outside the
+        pixels (:meth:`score_image` sets it for glossy surfaces, :func:`specular_veil`); it is
+        removed first and replaces the fitted floor of the "dichromatic" step."""
         px = np.asarray(rgb_pixels).reshape(-1, 3)
         cands = self.candidates(target)
         t = cands[0]
@@ -186,7 +214,11 @@ class ColorScorer:
                 f"only {len(px)} object pixels (< {self.min_pixels}): no colour to judge",
             )
         px8 = px.astype(np.uint8) if px.dtype != np.uint8 else px
+        if veil is not None:
+            px8 = remove_veil(px8, veil)
         for step in (self.specular or "").split("+"):
+            if step == "dichromatic" and veil is not None:
+                continue  # the veil is the floor this step would fit
             if step == "dichromatic":
                 px8 = remove_specular(px8, min_saturation=self.floor_min_saturation)
             elif step.startswith("envelope"):
@@ -226,7 +258,8 @@ class ColorScorer:
             if not v
         ]
         lab = [round(float(v), 3) for v in dom.lab]
-        reason = (
+        glossy = "" if veil is None else f"glossy surface, white veil {veil:.4f} removed; "
+        reason = glossy + (
             f"dominant Lab {lab} matches {best['delta_e00']} (ΔE00 {mins['delta_e00']:.2f}, Δchroma {mins['delta_chroma']:.2f}, Δhue {mins['delta_hue']:.1f}°{' gated' if gated else ''})"
             if ok
             else f"dominant Lab {lab}: " + "; ".join(failed) + f" (nearest candidate {best['delta_e00']})"
@@ -246,6 +279,7 @@ class ColorScorer:
             dom.method,
             reason,
             best,
+            None if veil is None else float(veil),
         )
 
     def score_image(
@@ -264,9 +298,90 @@ class ColorScorer:
 
             eroded = ndimage.binary_erosion(m, iterations=self.erode)
             inner = eroded if eroded.sum() >= self.min_pixels else m
+        veil = None
+        if self.fresnel is not None and inner.sum() >= self.min_pixels:
+            veil = specular_veil(img, m, fresnel=self.fresnel, uniformity=self.gloss_uniformity)
         if self.smooth > 0 and inner.any():
-            return self.score_pixels(smooth_within(img, inner, self.smooth), target), m
-        return self.score_pixels(img[inner], target), m
+            return self.score_pixels(smooth_within(img, inner, self.smooth), target, veil=veil), m
+        return self.score_pixels(img[inner], target, veil=veil), m
+
+
+def looks_glossy(
+    rgb8: NDArray[np.uint8], *, uniformity: float = GLOSS_UNIFORMITY, min_saturation: float = 0.15
+) -> bool:
+    """Does a chromatic surface show specular reflection?
+
+    Under white light one albedo has one saturation (distance from the grey axis over the grey
+    component, linear RGB) whatever the shading, so on a matte surface the lit half is uniformly
+    saturated. Reflected white lowers the saturation where it lands: the surface looks glossy when
+    the 10th percentile of the lit half's saturations is below ``uniformity`` × their 90th.
+    Achromatic and pale surfaces (90th percentile below ``min_saturation``) say no: there is no
+    chroma to tell reflected white from the body colour; so do flat patches (:func:`has_shading`),
+    whose saturations spread with pixel noise alone.
+    """
+    from huebench.color import srgb_to_linear
+
+    rgb8 = np.asarray(rgb8)
+    lin = srgb_to_linear(rgb8[_fit_sample(len(rgb8))].astype(np.float64) / 255.0)
+    grey = lin.mean(axis=1)
+    lit = grey >= np.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
+    if lit.sum() < 20:
+        return False
+    sat = np.linalg.norm(lin[lit] - grey[lit, None], axis=1) / np.maximum(grey[lit], 1e-6)
+    q10, q90 = np.quantile(sat, [0.1, 0.9])
+    # a flat noisy patch spreads its saturations too, but shows no shading beyond the noise
+    return bool(q90 >= min_saturation and q10 < uniformity * q90 and has_shading(lin))
+
+
+def surround_radiance(image: NDArray[np.uint8], mask: NDArray[np.bool_], *, gap: int = 2) -> float | None:
+    """Mean linear-RGB radiance of what surrounds the object: the image outside the mask widened
+    by ``gap`` pixels (its anti-aliased edge mixes object and background). ``None`` when fewer
+    than 50 pixels are left."""
+    from scipy import ndimage
+
+    from huebench.color import srgb_to_linear
+
+    outside = ~ndimage.binary_dilation(mask, iterations=gap) if gap > 0 else ~mask
+    if outside.sum() < 50:
+        return None
+    return float(srgb_to_linear(np.asarray(image)[outside].astype(np.float64) / 255.0).mean())
+
+
+def specular_veil(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    fresnel: float = 0.04,
+    uniformity: float = GLOSS_UNIFORMITY,
+    interior: int = ERODE + 1,
+) -> float | None:
+    """The white veil a glossy object reflects everywhere, or ``None`` for a matte-looking one.
+
+    A dielectric reflects at least ``fresnel`` (F0: 4 % for n ≈ 1.5) of the light arriving from the
+    mirror direction, and that light is its surroundings: so even the least specular pixel carries
+    about F0 × the surroundings' radiance of white (:func:`surround_radiance`). That veil biases the
+    albedo's saturation low — dark colours most, on bright backdrops most — and a fitted floor
+    cannot see it where shading gives no range to fit. The gloss test (:func:`looks_glossy`) runs
+    on the mask's interior (``interior`` pixels in: the edge mixes in the backdrop's grey).
+    """
+    from scipy import ndimage
+
+    m = np.asarray(mask, dtype=bool)
+    inner = ndimage.binary_erosion(m, iterations=interior) if interior > 0 else m
+    if inner.sum() < 20 or not looks_glossy(np.asarray(image)[inner], uniformity=uniformity):
+        return None
+    around = surround_radiance(image, m)
+    return None if around is None else fresnel * around
+
+
+def remove_veil(rgb8: NDArray[np.uint8], veil: float) -> NDArray[np.uint8]:
+    """Subtract a white veil (linear RGB) from every pixel."""
+    from huebench.color import linear_to_srgb, srgb_to_linear
+
+    if not veil >= 0:
+        raise HuebenchError(f"veil must be a non-negative linear radiance, got {veil!r}")
+    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    return np.round(linear_to_srgb(np.clip(lin - veil, 0.0, 1.0)) * 255.0).astype(np.uint8)
 
 
 def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: float) -> NDArray[np.uint8]:
