@@ -437,9 +437,10 @@ def test_glossy_surfaces_lose_a_fresnel_veil_of_their_surroundings():
 
 
 def test_the_gloss_test_stands_down_where_it_cannot_tell():
-    """Noise spreads a flat patch's saturations but it has no shading; achromatic surfaces have no
-    chroma to tell reflected white from the body; a mask that fills the image leaves no
-    surroundings to measure. None of them gets a veil."""
+    """Noise spreads a flat patch's saturations but it has no shading; clipped channels lower
+    saturation but are not reflections; achromatic surfaces have no chroma to tell reflected white
+    from the body; a mask that fills the image leaves no surroundings to measure. None of them
+    gets a veil."""
     from huebench.benchmarks.gencolor.scoring import looks_glossy, remove_veil, specular_veil, surround_radiance
     from huebench.color import linear_to_srgb, srgb_to_linear
     from huebench.errors import HuebenchError
@@ -448,6 +449,11 @@ def test_the_gloss_test_stands_down_where_it_cannot_tell():
     for c in load_system("iscc-nbs-l2"):
         flat = np.clip(np.array(c.rgb) + rng.normal(0, 4, (2000, 3)), 0, 255).astype(np.uint8)
         assert not looks_glossy(flat), c.name
+    # a matte coral exposed so that its lit side clips red: clipping lowers saturation as reflected
+    # white would (q10/q90 0.91 over all lit pixels), but clipped pixels are left out of the test
+    coral = srgb_to_linear(np.array([255, 127, 80]) / 255.0) * rng.uniform(0.3, 1.3, (3000, 1))
+    coral8 = np.round(linear_to_srgb(np.clip(coral, 0, 1)) * 255).astype(np.uint8)
+    assert (coral8 >= 254).any(axis=1).mean() > 0.25 and not looks_glossy(coral8)
     grey, mask = _lit_sphere((128, 128, 128), glossy=True)
     assert not looks_glossy(grey[mask]) and specular_veil(grey, mask) is None
     red, _ = _lit_sphere((185, 40, 66), glossy=True)
