@@ -94,7 +94,7 @@ FRESNEL_F0: float | None = F0_DIELECTRIC
 #: gloss test (:func:`looks_glossy`): one albedo under white light has one saturation whatever the
 #: shading, so when a tenth of the lit half falls below this fraction of the top saturation, white
 #: light is added somewhere — specular reflection. 0.955 flags 128 of 145 glossy and 2 of 290
-#: diffuse quick L2 renders; 0.93–0.97 all give L2 96.1–96.6 %, CSS 94.7–95.1 %
+#: diffuse quick L2 renders; 0.93–0.97 all give L2 96.1–96.6 %, CSS 94.8–95.1 %
 #: (benchmarks/scorer_study.py)
 GLOSS_UNIFORMITY = 0.955
 
