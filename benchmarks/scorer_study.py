@@ -106,7 +106,7 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
     from huebench.color import srgb_to_linear
 
     scorer = ColorScorer(system, specular=None, fresnel=None)  # the reconstruction is applied here, by hand
-    default = ColorScorer(system)
+    default, before = ColorScorer(system), ColorScorer(system, fresnel=None)
     rows = []
     for m, img, mask in zip(meta, imgs, masks, strict=True):
         if OBJECTS[m["object"]].material != "plastic":
@@ -121,7 +121,7 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
         truth = float(np.linalg.norm(a - a.mean()) / a.mean())
         rows.append((m, img, mask, px, truth, fitted, estimate))
     print(f"{len(rows)} glossy renders of chromatic colours ({system})")
-    ok = [ColorScorer(system, fresnel=None).score_image(img, m["color"], mask=k)[0].passed for m, img, k, *_ in rows]
+    ok = [before.score_image(img, m["color"], mask=k)[0].passed for m, img, k, *_ in rows]
     print(f"  fitted floor (before the veil):     {100 * np.mean(ok):6.2f} % correct")
     ok = [default.score_image(img, m["color"], mask=k)[0].passed for m, img, k, *_ in rows]
     print(f"  default (Fresnel veil when glossy): {100 * np.mean(ok):6.2f} % correct")

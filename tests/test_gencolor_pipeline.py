@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from huebench.benchmarks.gencolor.analysis import analyses, modifier_groups
-from huebench.benchmarks.gencolor.pipeline import ObjectMasker, decide, judge_objects, rle_decode, rle_encode
+from huebench.benchmarks.gencolor.pipeline import (
+    ObjectMasker,
+    decide,
+    judge_objects,
+    rle_decode,
+    rle_encode,
+    user_mask_path,
+)
 from huebench.benchmarks.gencolor.prompts import build_suite
 from huebench.benchmarks.gencolor.scoring import ColorScorer
 from huebench.benchmarks.gencolor.store import ImageStore, image_seed
@@ -128,11 +135,30 @@ def _prompt(task, colour_names, objects, system="iscc-nbs-l2"):
     }
 
 
-def _judge(tmp_path, prompt, img, masks):
-    mdir = tmp_path / "masks" / prompt["id"]
-    mdir.mkdir(parents=True, exist_ok=True)
+def _save_user_masks(masks_dir: Path, prompt, masks, index: int = 0) -> None:
+    """One mask per object of the prompt, where the pipeline looks for user masks."""
     for o, m in zip(prompt["objects"], masks, strict=True):
-        Image.fromarray(m.astype(np.uint8) * 255).save(mdir / f"0.{o['name'].replace(' ', '-')}.png")
+        path = user_mask_path(masks_dir, prompt["id"], index, o["name"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(m.astype(np.uint8) * 255).save(path)
+
+
+def _score_without_models(out: Path, **options):
+    """``gencolorbench`` scoring with no model (no VQA, no detector), nothing cached."""
+    return run(
+        RunOptions(
+            benchmark="gencolorbench",
+            model="reference:none",
+            out=out,
+            no_cache=True,
+            progress=False,
+            benchmark_options=options,
+        )
+    )
+
+
+def _judge(tmp_path, prompt, img, masks):
+    _save_user_masks(tmp_path / "masks", prompt, masks)
     masker = ObjectMasker(lambda *a, **k: [], masks_dir=tmp_path / "masks")
     objs = judge_objects(img, prompt, 0, masker, ColorScorer(prompt["system"]))
     assert all(o.get("mask_source") == "user" for o in objs)
@@ -318,16 +344,7 @@ def test_score_with_vqa_detector_and_sam(tmp_path, tiny, load_tiny, detector):
 
 def test_missing_images_are_recorded_failures(tmp_path):
     prompts = _write_prompts(tmp_path / "p.jsonl", _one_per_task()[:1])
-    res = run(
-        RunOptions(
-            benchmark="gencolorbench",
-            model="reference:none",
-            out=tmp_path / "run",
-            no_cache=True,
-            progress=False,
-            benchmark_options={"prompts": str(prompts), "images": str(tmp_path / "nothing"), "n": 2},
-        )
-    )
+    res = _score_without_models(tmp_path / "run", prompts=str(prompts), images=str(tmp_path / "nothing"), n=2)
     assert res.results["n_failed"] == 2 and res.results["n"] == 0
     assert "gencolor generate" in json.loads((tmp_path / "run" / "records.jsonl").read_text().splitlines()[0])["reason"]
 
@@ -342,30 +359,18 @@ def test_user_supplied_images_and_masks_score_without_models(tmp_path):
         colour = l2.get(r["colors"][0]["name"]).rgb if k % 2 == 0 else (0, 0, 0)
         img, (mask,) = _synthetic([colour])
         Image.fromarray(img).save(folder / "0.png")
-        mdir = tmp_path / "masks" / r["id"]
-        mdir.mkdir(parents=True)
-        Image.fromarray(mask.astype(np.uint8) * 255).save(mdir / f"0.{r['objects'][0]['name'].replace(' ', '-')}.png")
+        _save_user_masks(tmp_path / "masks", r, [mask])
     prompts = _write_prompts(tmp_path / "p.jsonl", recs)
-    res = run(
-        RunOptions(
-            benchmark="gencolorbench",
-            model="reference:none",
-            out=tmp_path / "run",
-            no_cache=True,
-            progress=False,
-            benchmark_options={
-                "prompts": str(prompts),
-                "images": str(tmp_path / "images"),
-                "n": 1,
-                "masks": str(tmp_path / "masks"),
-            },
-        )
+    res = _score_without_models(
+        tmp_path / "run", prompts=str(prompts), images=str(tmp_path / "images"), n=1, masks=str(tmp_path / "masks")
     )
     got = [r["correct"] for r in res.records]
     black = [l2.get(r["colors"][0]["name"]).name for r in recs[1::2]]
     assert got[0::2] == [True, True]
     assert got[1::2] == [n == "Black" for n in black]
     assert {r["image_status"] for r in res.records} == {"unverified"}
+    # the file name users give their masks: lower case, other characters → "-"
+    assert user_mask_path("M", "p1", 2, "Hair  Drier!").as_posix() == "M/p1/2.hair-drier.png"
 
 
 # -- analyses -----------------------------------------------------------------------------------

@@ -66,8 +66,11 @@ def rle_decode(rle: dict[str, Any]) -> NDArray[np.bool_]:
     return np.repeat(values, runs).reshape(rle["shape"])
 
 
-def _slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+def user_mask_path(masks_dir: str | Path, pid: str, index: int, name: str) -> Path:
+    """Where a user mask for object ``name`` in image ``index`` of prompt ``pid`` is looked for:
+    ``MASKS/<prompt id>/<index>.<object slug>.png`` (lower case, runs of other characters → "-")."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return Path(masks_dir) / pid / f"{index}.{slug}.png"
 
 
 @dataclass
@@ -105,7 +108,7 @@ class ObjectMasker:
     def user_mask(self, pid: str, index: int, name: str, shape: tuple[int, int]) -> NDArray[np.bool_] | None:
         if self.masks_dir is None:
             return None
-        path = self.masks_dir / pid / f"{index}.{_slug(name)}.png"
+        path = user_mask_path(self.masks_dir, pid, index, name)
         if not path.exists():
             return None
         from huebench.images import load_image
