@@ -113,3 +113,26 @@ def test_metrics_are_symmetric_non_negative_and_zero_on_identity(a, b):
         assert np.allclose(d_ab, d_ba, atol=1e-9)
         assert np.all(d_ab >= 0)
         assert np.allclose(fn(a, a), 0.0, atol=1e-9)
+
+
+def test_ciede2000_is_the_same_at_any_batch_size_for_opposite_hues():
+    # exact 180° hue differences: a tie in Sharma et al.'s rules that the NumPy path and the fused
+    # kernel (batches ≥ 65,536) once broke differently (32.94 alone, 39.68 in a large batch)
+    from huebench.color import delta_e
+
+    pairs = np.array(
+        [
+            [[0, -5, 5], [0, 50, -50]],
+            [[50, 20, 0], [60, -40, 0]],
+            [[40, 0, 30], [70, 0, -12]],
+            [[20, 3, 4], [80, -30, -40]],
+        ],
+        dtype=np.float64,
+    )
+    alone = np.array([float(delta_e(a, b)) for a, b in pairs])
+    assert alone[0] == pytest.approx(32.9419, abs=1e-4)
+    big = np.tile(pairs, (25_000, 1, 1))  # 100,000 pairs: the kernel path
+    batched = delta_e(big[:, 0], big[:, 1])
+    assert np.abs(batched.reshape(-1, 4) - alone).max() < 1e-9
+    swapped = delta_e(big[:, 1], big[:, 0])
+    assert np.abs(swapped.reshape(-1, 4) - alone).max() < 1e-9

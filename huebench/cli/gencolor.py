@@ -12,6 +12,10 @@ from rich.console import Console
 from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD
 
 app = typer.Typer(no_args_is_help=True)
+SCORER_HELP = "huebench (default: lit surface, specular steps) or paper (PCA dominant colour over all object pixels)."
+CANDIDATES_HELP = (
+    "per-metric: each metric's minimum over the candidates (the paper); same: one candidate must pass all three."
+)
 console = Console()
 
 
@@ -28,6 +32,8 @@ def score_image(
         None, "--mask", help="Object mask (PNG, non-zero = object); default: offline segmentation."
     ),
     k: int = typer.Option(DEFAULT_K, "--k", help="Nearest neighbours of the target in the candidate set."),
+    scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP),
+    candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATES_HELP),
     as_json: bool = typer.Option(
         False, "--json", help="Print JSON: pass, dominant_lab, delta_e00, delta_chroma, delta_hue, …"
     ),
@@ -40,7 +46,7 @@ def score_image(
     m = None
     if mask is not None:
         m = np.asarray(load_image(mask).convert("L")) > 0
-    score, used = ColorScorer(system, k=k).score_image(img, target, mask=m)
+    score, used = ColorScorer.named(scorer, system, k=k, candidate_rule=candidates).score_image(img, target, mask=m)
     out = {**score.as_dict(), "mask_pixels": int(used.sum()), "mask_source": "file" if mask else "offline segmentation"}
     if as_json:
         typer.echo(json.dumps(out, indent=2))
@@ -64,8 +70,15 @@ def diagnose(
     ),
     batch_size: int = typer.Option(8, "--batch-size", help="VLM batch size."),
     device: str = typer.Option("cpu", "--device", help="torch device for the VLM."),
+    family: str = typer.Option(
+        "all",
+        "--family",
+        help="Image families: all, or comma-separated mitsuba, analytic, processed, textured, illuminant.",
+    ),
+    scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP + " Both are reported."),
+    candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATES_HELP),
 ) -> None:
-    """Render objects in every colour of a system (Mitsuba 3), score them, report accuracy and false accepts."""
+    """Images of known colour (five families), scored by both scorers: accuracy per family, false accepts."""
     from huebench.runs.runner import RunOptions, run
 
     opts = RunOptions(
@@ -77,13 +90,33 @@ def diagnose(
         resume=resume,
         no_cache=True,
         executor=executor,
-        benchmark_options={"system": system, "quick": quick},
+        benchmark_options={
+            "system": system,
+            "quick": quick,
+            "family": family,
+            "scorer": scorer,
+            "candidate_rule": candidates,
+        },
     )
     res = run(opts)
     m = res.metrics
+
+    def ci(v: dict) -> str:
+        return f"{v['value']:.2f} % [{v['low']:.1f}, {v['high']:.1f}]"
+
+    for fam, per in m["by_family"].items():
+        console.print(
+            f"  {fam:<11} "
+            + "   ".join(
+                f"{n}: exact {ci(v['exact_mask'])}, offline {v['offline_mask']['value']:.2f} %, far accepts {v['false_accepts']['value']:.2f} %"
+                for n, v in per.items()
+            )
+        )
+    worst = m["worst_family"]
     console.print(
-        f"{m['system']}: accuracy {m['accuracy_exact_mask']['value']:.2f} % with exact masks, {m['accuracy_offline_mask']['value']:.2f} % with offline "
-        f"segmentation (paper: {m['paper_accuracy']:.2f} %); far-colour false accepts {m['false_accept_far_color']['value']:.2f} % — n = {res.results['n']}"
+        f"{m['system']}, {m['scorer']} scorer: accuracy {ci(m['accuracy_exact_mask'])} with exact masks, {m['accuracy_offline_mask']['value']:.2f} % with offline "
+        f"segmentation (paper's scorer on its renders: {m['paper_accuracy']:.2f} %); worst family {worst['family']} {worst['value']:.2f} %; "
+        f"far-colour false accepts {m['false_accept_far_color']['value']:.2f} % — n = {res.results['n']}"
     )
     if "vlm" in m:
         v = m["vlm"]
@@ -191,6 +224,8 @@ def score_command(
     masks: Path | None = typer.Option(None, "--masks", help="User masks: MASKS/<prompt id>/<index>.<object>.png."),
     k: int = typer.Option(DEFAULT_K, "--k", help="Nearest neighbours of the target in its candidate set."),
     hue_threshold: float = typer.Option(HUE_THRESHOLD, "--hue-threshold", help="Hue-angle threshold in degrees."),
+    scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP),
+    candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATES_HELP),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N images."),
     device: str = typer.Option("cpu", "--device", help="torch device of the helper models."),
     seed: int = typer.Option(0, "--seed", help="Seed of the suite and of the bootstrap."),
@@ -214,6 +249,8 @@ def score_command(
             "masks": str(masks) if masks else None,
             "k": k,
             "hue_threshold": hue_threshold,
+            "scorer": scorer,
+            "candidate_rule": candidates,
             "device": device,
         },
         {

@@ -42,6 +42,7 @@ if AVAILABLE:
     _R6 = math.radians(6.0)
     _R63 = math.radians(63.0)
     _DEG = 180.0 / math.pi
+    _HUE_TIE = 1e-9  # difference.HUE_TIE: a tie at 180° takes the same branch on both paths
 
     @njit(parallel=True, cache=True)
     def _ciede2000(lab1, lab2, out, kL, kC, kH):  # pragma: no cover - compiled
@@ -73,12 +74,12 @@ if AVAILABLE:
                 hb = h1 + h2
             else:
                 dh = h2 - h1
-                if dh > math.pi:
+                if dh > math.pi + _HUE_TIE:
                     dh -= _TWO_PI
-                elif dh < -math.pi:
+                elif dh < -math.pi - _HUE_TIE:
                     dh += _TWO_PI
                 s = h1 + h2
-                if abs(h1 - h2) > math.pi:
+                if abs(h1 - h2) > math.pi + _HUE_TIE:
                     hb = (s + _TWO_PI) * 0.5 if s < _TWO_PI else (s - _TWO_PI) * 0.5
                 else:
                     hb = s * 0.5

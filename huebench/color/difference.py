@@ -25,6 +25,11 @@ DELTA_E_METHODS = ("ciede2000", "cie76")
 HUE_CHROMA_THRESHOLD = 5.0
 
 _25_POW_7 = 25.0**7
+#: hue differences within this many radians of 180° are exactly 180°: two colours of opposite hue
+#: are a tie in Sharma et al.'s rules (|Δh'| ≤ 180° keeps the plain mean hue), and a last-bit
+#: rounding difference between the NumPy and the fused kernel must not pick a different branch
+#: (it changed ΔE00 from 32.94 to 39.68 for one pair); the kernel uses the same constant
+HUE_TIE = 1e-9
 
 
 def _lab_pair(lab1: ArrayLike, lab2: ArrayLike) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
@@ -76,21 +81,23 @@ def ciede2000_numpy(
     # Step 1: a' rescaled by G, C', h' (radians, in [0, 2π)).
     c_bar = 0.5 * (np.hypot(a1, b1) + np.hypot(a2, b2))
     c_bar7 = c_bar**7
-    g = 0.5 * (1.0 - np.sqrt(c_bar7 / (c_bar7 + _25_POW_7)))
-    a1p = a1 * (1.0 + g)
-    a2p = a2 * (1.0 + g)
+    gp = 1.5 - 0.5 * np.sqrt(c_bar7 / (c_bar7 + _25_POW_7))  # 1 + G, as the kernel computes it
+    a1p = a1 * gp
+    a2p = a2 * gp
     c1p = np.hypot(a1p, b1)
     c2p = np.hypot(a2p, b2)
     two_pi = 2.0 * np.pi
-    h1p = np.arctan2(b1, a1p) % two_pi  # atan2(0, 0) = 0, as the standard requires
-    h2p = np.arctan2(b2, a2p) % two_pi
+    h1p = np.arctan2(b1, a1p)  # atan2(0, 0) = 0, as the standard requires
+    h2p = np.arctan2(b2, a2p)
+    h1p = np.where(h1p < 0.0, h1p + two_pi, h1p)  # [0, 2π), as the kernel computes it
+    h2p = np.where(h2p < 0.0, h2p + two_pi, h2p)
 
     # Step 2: ΔL', ΔC', ΔH'. A zero chroma on either side makes the hue difference 0.
     dLp = L2 - L1
     dCp = c2p - c1p
     chroma_product = c1p * c2p
     dhp = h2p - h1p
-    dhp = np.where(dhp > np.pi, dhp - two_pi, np.where(dhp < -np.pi, dhp + two_pi, dhp))
+    dhp = np.where(dhp > np.pi + HUE_TIE, dhp - two_pi, np.where(dhp < -np.pi - HUE_TIE, dhp + two_pi, dhp))
     dhp = np.where(chroma_product == 0, 0.0, dhp)
     dHp = 2.0 * np.sqrt(chroma_product) * np.sin(dhp / 2.0)
 
@@ -99,7 +106,7 @@ def ciede2000_numpy(
     Cp_bar = 0.5 * (c1p + c2p)
     h_sum = h1p + h2p
     h_bar = np.where(
-        np.abs(h1p - h2p) > np.pi,
+        np.abs(h1p - h2p) > np.pi + HUE_TIE,
         np.where(h_sum < two_pi, (h_sum + two_pi) / 2.0, (h_sum - two_pi) / 2.0),
         h_sum / 2.0,
     )

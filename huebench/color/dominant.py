@@ -24,6 +24,9 @@ component of the (a*, b*) chromaticities:
    is used as is (method ``"mean"``). A perfectly grey set returns a* = b* = 0.
 
 ``method`` in the result tells which branch decided, for per-sample transparency.
+
+:func:`dominant_color_paper` is the seed's method as written, for comparison: centred PCA on all
+pixels' a*b*, no outliers, no window, no fallback (``DOMINANT_COLOR_METHODS`` names both).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["DominantColor", "dominant_color"]
+__all__ = ["DOMINANT_COLOR_METHODS", "DominantColor", "dominant_color", "dominant_color_paper"]
 
 
 @dataclass(frozen=True)
@@ -126,3 +129,34 @@ def dominant_color(
         axis=axis,
         spread=spread,
     )
+
+
+def dominant_color_paper(lab_pixels: ArrayLike) -> DominantColor:
+    """GenColorBench's dominant colour exactly as the paper describes it (seed 004 §3.4): PCA of
+    the (a*, b*) of every pixel (centred covariance), v1 its first component, every chromaticity
+    projected on the line through the neutral point along v1, and (mean L*, mean projection)."""
+    pixels = np.asarray(lab_pixels, dtype=np.float64).reshape(-1, 3)
+    n_pixels = len(pixels)
+    pixels = pixels[np.all(np.isfinite(pixels), axis=1)]
+    if len(pixels) == 0:
+        raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
+    ab = pixels[:, 1:]
+    if len(ab) >= 2:
+        evals, evecs = np.linalg.eigh(np.cov(ab.T, bias=True))
+        v1 = evecs[:, 1]
+        spread = float(np.sqrt(max(float(evals[1]), 0.0)))
+    else:
+        v1, spread = np.array([1.0, 0.0]), 0.0
+    proj = float(ab.mean(axis=0) @ v1)
+    return DominantColor(
+        lab=np.array([float(pixels[:, 0].mean()), *(proj * v1)]),
+        n_pixels=n_pixels,
+        n_used=len(pixels),
+        method="paper-pca",
+        axis=v1 * (1.0 if proj >= 0 else -1.0),
+        spread=spread,
+    )
+
+
+#: named dominant-colour methods (colour-science's ``*_METHODS`` pattern)
+DOMINANT_COLOR_METHODS = {"huebench": dominant_color, "paper": dominant_color_paper}

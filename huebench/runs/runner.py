@@ -216,6 +216,10 @@ _COMPARED = ("benchmark", "benchmark_options", "seed", "limit", "bootstrap")
 
 def _check_resumable(existing: dict[str, Any], new: dict[str, Any], run_dir: Path) -> None:
     diffs = [k for k in _COMPARED if existing.get(k) != new.get(k)]
+    if "benchmark_options" in diffs:  # say which options, so the user knows what to change back
+        old_opts, new_opts = existing.get("benchmark_options") or {}, new.get("benchmark_options") or {}
+        keys = sorted(k for k in {*old_opts, *new_opts} if old_opts.get(k) != new_opts.get(k))
+        diffs[diffs.index("benchmark_options")] = f"benchmark options ({', '.join(keys)})"
     if existing.get("model", {}).get("fingerprint") != new["model"]["fingerprint"]:
         diffs.append("model")
     if diffs:

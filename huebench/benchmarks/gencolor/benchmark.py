@@ -177,6 +177,9 @@ class GenColorBench(_Prompts):
         hue_threshold: float = HUE_THRESHOLD,
         box_threshold: float = 0.3,
         device: str | None = None,
+        scorer: str = "huebench",
+        candidate_rule: str = "per-metric",
+        scorer_config: Any = None,  # the record of the scorer config.json keeps; rebuilt, not read
         **options: Any,
     ):
         if (detector is None) != (segmenter is None):
@@ -191,8 +194,11 @@ class GenColorBench(_Prompts):
             hue_threshold=float(hue_threshold),
             box_threshold=float(box_threshold),
             device=device,
+            scorer=scorer,
+            candidate_rule=candidate_rule,
             **options,
         )
+        self.scorer_name, self.candidate_rule = scorer, candidate_rule
         self.vqa_spec, self.detector_spec, self.segmenter_spec = vqa, detector, segmenter
         self.masks_dir, self.k, self.hue_threshold, self.box_threshold = (
             masks,
@@ -202,6 +208,7 @@ class GenColorBench(_Prompts):
         )
         self.device = device
         self._scorers: dict[str, Any] = {}
+        self.scorer("css3")  # an unknown scorer or rule is a usage error before any work
 
     def check_model(self, model: Model) -> Capability | None:  # type: ignore[override]
         # scoring needs no model; a text-to-image model also fills in the missing images
@@ -212,8 +219,15 @@ class GenColorBench(_Prompts):
 
     def scorer(self, system: str) -> ColorScorer:
         if system not in self._scorers:
-            self._scorers[system] = ColorScorer(system, k=self.k, hue_threshold=self.hue_threshold)
+            self._scorers[system] = ColorScorer.named(
+                self.scorer_name, system, k=self.k, hue_threshold=self.hue_threshold, candidate_rule=self.candidate_rule
+            )
         return self._scorers[system]
+
+    def resolved_options(self) -> dict[str, Any]:
+        # every scorer setting and the scorer's version: --resume refuses records of another scorer
+        config = {k: v for k, v in self.scorer("css3").config().items() if k != "system"}
+        return {**self.options, "scorer_config": config}
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
         from huebench.benchmarks.gencolor.pipeline import ObjectMasker, decide, judge_objects, presence

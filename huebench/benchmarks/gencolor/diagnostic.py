@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.gencolor.families import FAMILIES, KnownColorImage, family_samples, make_image
 from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS, RenderSpec, render
-from huebench.benchmarks.gencolor.scoring import ColorScorer
+from huebench.benchmarks.gencolor.scoring import SCORERS, ColorScorer
 from huebench.color import delta_e, load_system
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
@@ -35,18 +36,20 @@ PAPER_ACCURACY = {"iscc-nbs-l2": 96.46, "css3": 92.00}
 MATERIAL_NAMES = {"diffuse": "diffuse", "plastic": "glossy"}
 
 
-def _material_name(record: dict[str, Any]) -> str:
-    material = OBJECTS[record["object"]].material
-    return MATERIAL_NAMES.get(material, material)
-
-
 def _pick(seed: int, *keys: Any) -> int:
     return int.from_bytes(hashlib.sha256("\x00".join(map(str, (seed, *keys))).encode()).digest()[:8], "little")
 
 
+def _scorer_names(primary: str) -> tuple[str, str]:
+    """The run's scorer first, the other named scorer second: every diagnostic reports both."""
+    if primary not in SCORERS:
+        raise HuebenchError(f"scorer {primary!r} unknown: use {' or '.join(SCORERS)}")
+    return primary, next(n for n in SCORERS if n != primary)
+
+
 class Diagnostic(Benchmark):
     name = "gencolor-diagnostic"
-    description = "GenColorBench scorer diagnostic on Mitsuba renders of known colours (no model needed)"
+    description = "GenColorBench scorer diagnostic on images of known colour, five families (no model needed)"
     capabilities = ()
 
     def __init__(
@@ -56,57 +59,93 @@ class Diagnostic(Benchmark):
         quick: bool = False,
         size: int | None = None,
         spp: int | None = None,
+        family: str = "all",
+        scorer: str = "huebench",
+        candidate_rule: str = "per-metric",
+        scorer_config: Any = None,  # the record of the scorers config.json keeps; rebuilt, not read
         **options: Any,
     ):
         if system not in PAPER_ACCURACY:
             raise HuebenchError(f"the diagnostic covers css3 and iscc-nbs-l2, got {system!r}")
+        families = FAMILIES if family == "all" else tuple(f.strip() for f in str(family).split(","))
+        unknown = [f for f in families if f not in FAMILIES]
+        if unknown or not families:
+            raise HuebenchError(
+                f"unknown image family {', '.join(unknown) or family!r}: use all or any of {', '.join(FAMILIES)} (comma-separated)"
+            )
         size = int(size or (48 if quick else 64))
         spp = int(spp or (16 if quick else 32))
-        super().__init__(seed=seed, system=system, quick=bool(quick), size=size, spp=spp, **options)
+        super().__init__(
+            seed=seed,
+            system=system,
+            quick=bool(quick),
+            size=size,
+            spp=spp,
+            family=family,
+            scorer=scorer,
+            candidate_rule=candidate_rule,
+            **options,
+        )
         self.seed, self.system_name, self.quick, self.size, self.spp = seed, system, bool(quick), size, spp
-        self.scorer = ColorScorer(system)
+        self.families = families
+        self.scorers = {n: ColorScorer.named(n, system, candidate_rule=candidate_rule) for n in _scorer_names(scorer)}
+        self.scorer = self.scorers[scorer]
+
+    def resolved_options(self) -> dict[str, Any]:
+        # every setting of both scorers, with the scorer's version: --resume refuses another scorer
+        return {**self.options, "scorer_config": {n: sc.config() for n, sc in self.scorers.items()}}
 
     def check_model(self, model: Model) -> Capability | None:  # type: ignore[override]
         # the scorer needs no model; a VLM, when given, also answers the VLM-as-judge questions
         return Capability.VLM if model.supports(Capability.VLM) else None
 
+    def _colors(self) -> list[Any]:
+        seen, out = set(), []
+        for c in load_system(self.system_name):
+            if c.rgb not in seen:  # CSS aliases (gray/grey) are one colour
+                seen.add(c.rgb)
+                out.append(c)
+        return out
+
     def samples(self) -> list[Sample]:
-        system = load_system(self.system_name)
         out = []
-        seen = set()
-        for c in system:
-            if c.rgb in seen:  # CSS aliases (gray/grey) are one colour
-                continue
-            seen.add(c.rgb)
-            for obj in OBJECTS:
-                h = _pick(self.seed, c.name, obj)
-                lighting = list(LIGHTINGS)[h % len(LIGHTINGS)]
-                background = list(BACKGROUNDS)[(h // 7) % len(BACKGROUNDS)]
-                out.append(
-                    Sample(
-                        f"{obj}/{c.name}/{lighting}/{background}",
-                        {
+        for family in self.families:
+            if family == "mitsuba":
+                for c in self._colors():
+                    for obj in OBJECTS:
+                        h = _pick(self.seed, c.name, obj)
+                        lighting = list(LIGHTINGS)[h % len(LIGHTINGS)]
+                        background = list(BACKGROUNDS)[(h // 7) % len(BACKGROUNDS)]
+                        inputs = {
+                            "family": "mitsuba",
                             "object": obj,
                             "color": c.name,
                             "rgb": list(c.rgb),
                             "lighting": lighting,
                             "background": background,
-                        },
-                    )
-                )
+                            "material": MATERIAL_NAMES[OBJECTS[obj].material],
+                            "step": f"{lighting}/{background}",
+                        }
+                        out.append(Sample(f"mitsuba/{obj}/{c.name}/{lighting}/{background}", inputs))
+            else:
+                for inputs in family_samples(family, self._colors(), seed=self.seed):
+                    out.append(Sample(f"{family}/{inputs['object']}/{inputs['color']}/{inputs['step']}", inputs))
+        ids = [s.id for s in out]
+        if len(set(ids)) != len(ids):  # a family that made two samples alike would be counted twice
+            raise HuebenchError("diagnostic sample ids are not unique: a family repeats a sample")
         return out
 
-    def _far_color(self, name: str) -> str:
+    def _far_color(self, key: str, lab: Any) -> str:
+        """A wrong colour of the system: the farthest from the truth among a seeded sample of 5."""
         system = load_system(self.system_name)
-        target = system.get(name)
-        rng = np.random.default_rng(_pick(self.seed, "far", name) % (2**32))
+        rng = np.random.default_rng(_pick(self.seed, "far", key) % (2**32))
         idx = rng.choice(len(system), size=min(5, len(system)), replace=False)
-        cands = [system.colors[i] for i in idx if system.colors[i].rgb != target.rgb] or [system.colors[0]]
-        d = [float(delta_e(c.lab, target.lab)) for c in cands]
+        cands = [system.colors[i] for i in idx]
+        d = [float(delta_e(c.lab, lab)) for c in cands]
         return cands[int(np.argmax(d))].name
 
     def render_sample(self, sample: Sample) -> tuple[np.ndarray, np.ndarray]:
-        """The sample's render (8-bit sRGB) and exact object mask; the render seed follows the id."""
+        """A Mitsuba sample's render (8-bit sRGB) and exact object mask; the render seed follows the id."""
         i = sample.inputs
         return render(
             RenderSpec(
@@ -116,32 +155,59 @@ class Diagnostic(Benchmark):
                 i["background"],
                 self.size,
                 self.spp,
-                seed=_pick(self.seed, sample.id) % 100000,
+                seed=_pick(self.seed, sample.id.removeprefix("mitsuba/")) % 100000,
             )
         )
 
+    def known_image(self, sample: Sample) -> KnownColorImage:
+        """Any family's image, exact mask and truth (the colour a flat lit patch shows)."""
+        if sample.inputs["family"] == "mitsuba":
+            img, mask = self.render_sample(sample)
+            return KnownColorImage(img, mask, tuple(sample.inputs["rgb"]))  # type: ignore[arg-type]
+        return make_image(sample.inputs, size=self.size, spp=self.spp, seed=self.seed)
+
+    def target_of(self, sample: Sample, truth: tuple[int, int, int]) -> str:
+        """The system's name where the image shows the albedo, else the truth's hex code."""
+        i = sample.inputs
+        return i["color"] if tuple(i["rgb"]) == tuple(truth) else "#{:02X}{:02X}{:02X}".format(*truth)
+
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
         from huebench.benchmarks.gencolor.scoring import segment_offline
+        from huebench.color import parse
 
         use_vlm = self.check_model(model) is Capability.VLM
         for s in samples:
             i = s.inputs
-            img, mask = self.render_sample(s)
-            exact, _ = self.scorer.score_image(img, i["color"], mask=mask)
+            known = self.known_image(s)
+            img, mask = known.image, known.mask
+            target = self.target_of(s, known.truth)
+            far_name = self._far_color(s.id, parse(target).lab)
             seg = segment_offline(img)
-            offline, _ = self.scorer.score_image(img, i["color"], mask=seg)
-            far_name = self._far_color(i["color"])
-            far, _ = self.scorer.score_image(img, far_name, mask=mask)
             inter, union = int((seg & mask).sum()), int((seg | mask).sum())
-            vlm = self._ask_vlm(model, ctx, img, i, far_name) if use_vlm else None
+            scored = {}
+            for n, scorer in self.scorers.items():
+                exact, _ = scorer.score_image(img, target, mask=mask)
+                offline, _ = scorer.score_image(img, target, mask=seg)
+                far, _ = scorer.score_image(img, far_name, mask=mask)
+                scored[n] = (exact, offline, far)
+            exact, offline, far = scored[self.scorer.name]
+            other = {
+                n: {"exact": e.passed, "offline": o.passed, "far_accepted": f.passed, "dominant_lab": e.dominant_lab}
+                for n, (e, o, f) in scored.items()
+                if n != self.scorer.name
+            }
+            vlm = self._ask_vlm(model, ctx, img, i, far_name) if use_vlm and i["family"] == "mitsuba" else None
             yield {
                 "id": s.id,
                 "status": "ok",
                 **i,
+                "target": target,
+                "truth_rgb": list(known.truth),
                 "exact": exact.as_dict(),
                 "offline": offline.as_dict(),
                 "far_color": far_name,
                 "far_accepted": far.passed,
+                "other_scorers": other,
                 "offline_mask_iou": inter / union if union else 0.0,
                 **({"vlm": vlm} if vlm is not None else {}),
                 "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}",
@@ -171,24 +237,56 @@ class Diagnostic(Benchmark):
             for q, o in zip(qs, outs, strict=True)
         ]
 
+    def _outcomes(self, r: dict[str, Any], scorer: str) -> tuple[bool, bool, bool]:
+        """(exact-mask pass, offline-mask pass, far colour accepted) of one record for a scorer."""
+        if scorer == self.scorer.name:
+            return bool(r["exact"]["pass"]), bool(r["offline"]["pass"]), bool(r["far_accepted"])
+        o = r["other_scorers"][scorer]
+        return bool(o["exact"]), bool(o["offline"]), bool(o["far_accepted"])
+
     def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         def pct(values: Sequence[bool]) -> dict[str, Any]:
             return bootstrap_ci([100.0 * bool(v) for v in values], seed=self.seed)
 
-        def grouped(key: Any) -> dict[str, list[dict[str, Any]]]:
+        def grouped(key: Any, of: Sequence[dict[str, Any]] = records) -> dict[str, list[dict[str, Any]]]:
             groups: dict[str, list[dict[str, Any]]] = {}
-            for r in records:
+            for r in of:
                 groups.setdefault(key(r), []).append(r)
             return dict(sorted(groups.items()))
 
+        def summary(of: Sequence[dict[str, Any]], scorer: str) -> dict[str, Any]:
+            outcomes = [self._outcomes(r, scorer) for r in of]
+            return {
+                "exact_mask": pct([o[0] for o in outcomes]),
+                "offline_mask": pct([o[1] for o in outcomes]),
+                "false_accepts": pct([o[2] for o in outcomes]),
+                "by_material": {
+                    m: 100.0 * float(np.mean([self._outcomes(r, scorer)[0] for r in g]))
+                    for m, g in grouped(lambda r: r["material"], of).items()
+                },
+                "by_step": {
+                    st: 100.0 * float(np.mean([self._outcomes(r, scorer)[0] for r in g]))
+                    for st, g in grouped(lambda r: r["step"], of).items()
+                },
+            }
+
+        by_family = {
+            fam: {n: summary(of, n) for n in self.scorers} for fam, of in grouped(lambda r: r["family"]).items()
+        }
+        primary = self.scorer.name
+        worst = min(by_family, key=lambda f: by_family[f][primary]["exact_mask"]["value"]) if by_family else None
         out: dict[str, Any] = {
             "system": self.system_name,
             "paper_accuracy": PAPER_ACCURACY[self.system_name],
-            "scorer": self.scorer.config(),
+            "scorer": primary,
+            "scorer_config": {n: sc.config() for n, sc in self.scorers.items()},
             "accuracy_exact_mask": pct([r["exact"]["pass"] for r in records]),
             "accuracy_offline_mask": pct([r["offline"]["pass"] for r in records]),
             "false_accept_far_color": pct([r["far_accepted"] for r in records]),
             "offline_mask_iou_mean": float(np.mean([r["offline_mask_iou"] for r in records])) if records else None,
+            "by_family": by_family,
+            "worst_family": None if worst is None else {"family": worst, **by_family[worst][primary]["exact_mask"]},
+            "chroma_excess_max": max((r["exact"].get("chroma_excess") or 0.0 for r in records), default=None),
         }
         # diffuse and glossy objects apart: the glossy ones carry most of the error (docs/gencolor.md)
         out["by_material"] = {
@@ -196,7 +294,7 @@ class Diagnostic(Benchmark):
                 "exact_mask": pct([r["exact"]["pass"] for r in of]),
                 "offline_mask": pct([r["offline"]["pass"] for r in of]),
             }
-            for material, of in grouped(_material_name).items()
+            for material, of in grouped(lambda r: r["material"]).items()
         }
         fails = [r for r in records if not r["exact"]["pass"]]
         out["exact_failures_by_metric"] = {
@@ -226,7 +324,7 @@ class Diagnostic(Benchmark):
         for key in ("object", "lighting", "background"):
             out[f"by_{key}"] = {
                 g: 100.0 * float(np.mean([r["exact"]["pass"] for r in of]))
-                for g, of in grouped(lambda r, k=key: r[k]).items()
+                for g, of in grouped(lambda r, k=key: r[k], [r for r in records if key in r]).items()
             }
         return out
 
@@ -248,6 +346,19 @@ class Diagnostic(Benchmark):
         rows += [
             row(f"accuracy, exact masks, {material} objects", acc["exact_mask"])
             for material, acc in m.get("by_material", {}).items()
+        ]
+        family_rows = [
+            [
+                fam,
+                n,
+                *(
+                    f"{fmt_num(v[k]['value'], 2)} [{fmt_num(v[k]['low'], 1)}, {fmt_num(v[k]['high'], 1)}]"
+                    for k in ("exact_mask", "offline_mask", "false_accepts")
+                ),
+                str(v["exact_mask"]["n"]),
+            ]
+            for fam, per in m.get("by_family", {}).items()
+            for n, v in per.items()
         ]
         objs = m["by_object"]
         vlm_sections = []
@@ -273,6 +384,21 @@ class Diagnostic(Benchmark):
                 f"Known-colour diagnostic ({m['system']})",
                 table={"columns": ["measure", "%", "95% CI", "n"], "rows": rows},
                 note=f"scorer: {m['scorer']}; failures by metric (exact masks): {m['exact_failures_by_metric']}; offline mask IoU {fmt_num(m['offline_mask_iou_mean'], 3)}",
+            ),
+            Section(
+                "Accuracy by image family, both scorers",
+                table={
+                    "columns": [
+                        "family",
+                        "scorer",
+                        "exact masks %",
+                        "offline segmentation %",
+                        "far-colour false accepts %",
+                        "n",
+                    ],
+                    "rows": family_rows,
+                },
+                note=f"worst family ({m['scorer']} scorer): {(m.get('worst_family') or {}).get('family')}; families: docs/gencolor.md",
             ),
             Section(
                 "Accuracy by object (exact masks)",

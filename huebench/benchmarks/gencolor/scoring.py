@@ -45,11 +45,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from huebench.color import delta_chroma, delta_e, delta_hue, dominant_color, load_system, parse, srgb_to_lab
+from huebench.color import delta_chroma, delta_e, delta_hue, load_system, parse, srgb_to_lab
+from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.errors import HuebenchError
 
 __all__ = [
+    "CANDIDATE_RULES",
     "DEFAULT_K",
+    "SCORERS",
+    "SCORER_VERSION",
     "HUE_THRESHOLD",
     "JND",
     "ColorScore",
@@ -62,10 +66,18 @@ __all__ = [
     "remove_veil",
     "segment_offline",
     "specular_veil",
+    "surface_looks_glossy",
     "surround_radiance",
 ]
 
+#: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
+#: scorer's config in config.json, so --resume never mixes records of two scorers
+SCORER_VERSION = 3
 JND = 5.0
+#: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
+#: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
+#: cannot switch the hue test off for a chromatic target)
+CANDIDATE_RULES = ("per-metric", "same")
 HUE_THRESHOLD = 5.0
 DEFAULT_K = 3
 #: judge the object by its lit surface: pixels between these quantiles of L* (see dominant_color)
@@ -97,6 +109,41 @@ FRESNEL_F0: float | None = F0_DIELECTRIC
 #: diffuse quick L2 renders; 0.93–0.97 all give L2 96.1–96.6 %, CSS 94.8–95.1 %
 #: (benchmarks/scorer_study.py)
 GLOSS_UNIFORMITY = 0.955
+#: no invented colour: the dominant colour's chroma may exceed the 99th percentile of the object's
+#: own pixel chroma (after removing the veil, the one reflection modelled from outside the pixels)
+#: by at most this much (C*ab); beyond it the chroma is cut back to that bound. None: no bound
+MAX_CHROMA_EXCESS: float | None = 2.0
+#: the gloss test reads saturations after an in-mask Gaussian blur of this σ (pixels): sensor noise,
+#: JPEG blocks and fine texture spread saturations as a highlight does, a blur removes them and
+#: keeps the reflections, which are smooth over the surface (0: no blur)
+GLOSS_SMOOTH = 1.0
+#: a surface that reflects its surroundings reflects far more of them at grazing angles (Fresnel),
+#: so its silhouette band is less saturated than its lit interior; a highlight from a lamp alone
+#: leaves the band as saturated as the interior. The veil is removed only when the band's median
+#: saturation is below this fraction of the interior's 90th percentile (:func:`rim_saturation`);
+#: None: no such condition
+RIM_RATIO: float | None = 0.93
+#: pixels of the silhouette band: from ``RIM_BAND[0]`` to ``RIM_BAND[1]`` pixels inside the mask
+#: (the outermost pixels mix in the backdrop, more so after blur or JPEG's halved chroma)
+RIM_BAND = (1, 3)
+#: the veil has the surroundings' colour (per channel) rather than their mean as white: under a
+#: coloured light, or among coloured surroundings, that is what a glossy surface reflects
+VEIL_COLOR = True
+#: the specular steps (fitted floor, diffuse line) only on surfaces the gloss test calls glossy: on a
+#: matte surface they can only add error — the diffuse line's upper saturation quantile of noisy
+#: pixels lies above the albedo's, and the colour comes out more saturated than the object
+SPECULAR_GATE = False
+#: the object's main colour: pixels whose chromaticity (linear RGB over its sum, which shading does
+#: not move) is far from the most common one — a print, a second colour, a highlight — are left out;
+#: the value is the share of the lit pixels always kept (None: all pixels are the object's colour)
+MAIN_COLOR: float | None = 0.7
+
+#: the named scorers: this project's default and the seed's method as written (PCA dominant colour
+#: over all object pixels, no mask erosion, no lit window, no specular steps)
+SCORERS: dict[str, dict[str, Any]] = {
+    "huebench": {},
+    "paper": {"lightness_window": None, "erode": 0, "specular": None, "fresnel": None, "dominant": "paper"},
+}
 
 
 @dataclass
@@ -117,6 +164,9 @@ class ColorScore:
     best: dict[str, str] = field(default_factory=dict)  # which candidate gave each minimum
     #: the white veil (linear RGB) removed from a surface that looks glossy; None: no veil removed
     veil: float | None = None
+    #: chroma of the dominant colour minus the 99th percentile of the object's pixel chroma (before
+    #: any correction): > 0 when the scorer inferred a colour more saturated than the pixels show
+    chroma_excess: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -142,8 +192,36 @@ class ColorScorer:
         floor_min_saturation: float = FLOOR_MIN_SATURATION,
         fresnel: float | None = FRESNEL_F0,
         gloss_uniformity: float = GLOSS_UNIFORMITY,
+        dominant: str = "huebench",
+        candidate_rule: str = "per-metric",
+        max_chroma_excess: float | None = MAX_CHROMA_EXCESS,
+        gloss_smooth: float = GLOSS_SMOOTH,
+        main_color: float | None = MAIN_COLOR,
+        rim_ratio: float | None = RIM_RATIO,
+        rim_band: tuple[int, int] = RIM_BAND,
+        veil_color: bool = VEIL_COLOR,
+        specular_gate: bool = SPECULAR_GATE,
+        name: str = "huebench",
     ):
         self.system = load_system(system)
+        if dominant not in DOMINANT_COLOR_METHODS:
+            raise HuebenchError(
+                f"dominant colour method {dominant!r} unknown: use {' or '.join(DOMINANT_COLOR_METHODS)}"
+            )
+        if candidate_rule not in CANDIDATE_RULES:
+            raise HuebenchError(f"candidate rule {candidate_rule!r} unknown: use {' or '.join(CANDIDATE_RULES)}")
+        self.dominant, self.candidate_rule, self.name = dominant, candidate_rule, name
+        if max_chroma_excess is not None and not max_chroma_excess >= 0:
+            raise HuebenchError(f"max_chroma_excess must be a chroma ≥ 0 or None, got {max_chroma_excess!r}")
+        self.max_chroma_excess = None if max_chroma_excess is None else float(max_chroma_excess)
+        self.gloss_smooth = float(gloss_smooth)
+        self.rim_ratio = None if rim_ratio is None else float(rim_ratio)
+        self.rim_band = (int(rim_band[0]), int(rim_band[1]))
+        self.veil_color = bool(veil_color)
+        self.specular_gate = bool(specular_gate)
+        if main_color is not None and not 0 < main_color <= 1:
+            raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
+        self.main_color = None if main_color is None else float(main_color)
         self.k, self.jnd, self.hue_threshold, self.min_pixels = (
             int(k),
             float(jnd),
@@ -166,20 +244,39 @@ class ColorScorer:
         self.fresnel = None if fresnel is None else float(fresnel)
         self.gloss_uniformity = float(gloss_uniformity)
 
+    @classmethod
+    def named(cls, scorer: str, system: str = "css3", **options: Any) -> ColorScorer:
+        """One of :data:`SCORERS` ("huebench", "paper"), with ``options`` on top of its settings."""
+        if scorer not in SCORERS:
+            raise HuebenchError(f"scorer {scorer!r} unknown: use {' or '.join(SCORERS)}")
+        return cls(system, **{**SCORERS[scorer], **options, "name": scorer})
+
     def config(self) -> dict[str, Any]:
+        """Every setting that decides a score, and the scorer's version (stored in config.json)."""
         return {
+            "name": self.name,
+            "version": SCORER_VERSION,
             "system": self.system.name,
             "k": self.k,
             "jnd": self.jnd,
             "hue_threshold": self.hue_threshold,
             "min_pixels": self.min_pixels,
-            "lightness_window": self.lightness_window,
+            "lightness_window": None if self.lightness_window is None else list(self.lightness_window),
             "erode": self.erode,
             "specular": self.specular,
             "smooth": self.smooth,
             "floor_min_saturation": self.floor_min_saturation,
             "fresnel": self.fresnel,
             "gloss_uniformity": self.gloss_uniformity,
+            "dominant": self.dominant,
+            "candidate_rule": self.candidate_rule,
+            "max_chroma_excess": self.max_chroma_excess,
+            "gloss_smooth": self.gloss_smooth,
+            "main_color": self.main_color,
+            "rim_ratio": self.rim_ratio,
+            "rim_band": list(self.rim_band),
+            "veil_color": self.veil_color,
+            "specular_gate": self.specular_gate,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -191,12 +288,15 @@ class ColorScorer:
         c = parse(target)
         return [c, *[n.color for n in self.system.nearest(c, self.k)]]
 
-    def score_pixels(self, rgb_pixels: ArrayLike, target: str, *, veil: float | None = None) -> ColorScore:
+    def score_pixels(
+        self, rgb_pixels: ArrayLike, target: str, *, veil: Any = None, glossy: bool | None = None
+    ) -> ColorScore:
         """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``.
 
         ``veil``: white light (linear RGB) the surface reflects everywhere, known from outside the
         pixels (:meth:`score_image` sets it for glossy surfaces, :func:`specular_veil`); it is
-        removed first and replaces the fitted floor of the "dichromatic" step."""
+        removed first and replaces the fitted floor of the "dichromatic" step. ``glossy=False``
+        (the image's gloss test said matte) skips the specular steps; None: they run."""
         px = np.asarray(rgb_pixels).reshape(-1, 3)
         cands = self.candidates(target)
         t = cands[0]
@@ -218,9 +318,17 @@ class ColorScorer:
                 f"only {len(px)} object pixels (< {self.min_pixels}): no colour to judge",
             )
         px8 = px.astype(np.uint8) if px.dtype != np.uint8 else px
+        lab_raw = srgb_to_lab(px8[_fit_sample(len(px8))])
+        chroma_p99 = float(np.quantile(np.hypot(lab_raw[:, 1], lab_raw[:, 2]), 0.99))
         if veil is not None:
             px8 = remove_veil(px8, veil)
-        for step in (self.specular or "").split("+"):
+            lab_veiled = srgb_to_lab(px8[_fit_sample(len(px8))])
+            bound_p99 = float(np.quantile(np.hypot(lab_veiled[:, 1], lab_veiled[:, 2]), 0.99))
+        else:
+            bound_p99 = chroma_p99
+        if self.main_color is not None:
+            px8 = px8[main_color_pixels(px8, keep=self.main_color)]
+        for step in (self.specular or "").split("+") if glossy is not False else ():
             if step == "dichromatic" and veil is not None:
                 continue  # the veil is the floor this step would fit
             if step == "dichromatic":
@@ -236,20 +344,39 @@ class ColorScorer:
             sample = px8[_fit_sample(len(px8))]
             if not has_shading(srgb_to_linear(sample.astype(np.float64) / 255.0)):
                 window = None  # a flat (noisy) surface is all lit: a window would only pick noise
-        dom = dominant_color(srgb_to_lab(px8), lightness_window=window)
+        if self.dominant == "paper":
+            dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
+        else:
+            dom = DOMINANT_COLOR_METHODS["huebench"](srgb_to_lab(px8), lightness_window=window)
+        dom_lab = np.asarray(dom.lab, dtype=np.float64).copy()
+        excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
+        # the bound counts from the pixels with the modelled reflection (the veil) removed: what the
+        # steps after it infer beyond those pixels is invention, and it is held to the bound
+        over = float(np.hypot(dom_lab[1], dom_lab[2])) - bound_p99
+        cut = self.max_chroma_excess is not None and over > self.max_chroma_excess
+        if cut:  # keep the hue and lightness, bring the chroma back within the bound
+            dom_lab[1:] *= (bound_p99 + self.max_chroma_excess) / float(np.hypot(dom_lab[1], dom_lab[2]))
+            excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
         labs = np.array([np.asarray(c.lab, dtype=np.float64) for c in cands])
-        de = delta_e(labs, dom.lab[None, :])
-        dc = delta_chroma(labs, dom.lab[None, :])
-        dh_raw = delta_hue(labs, dom.lab[None, :], neutral=np.nan)
-        gated = bool(np.all(np.isnan(dh_raw)))
+        de = delta_e(labs, dom_lab[None, :])
+        dc = delta_chroma(labs, dom_lab[None, :])
+        dh_raw = delta_hue(labs, dom_lab[None, :], neutral=np.nan)
         dh = np.where(np.isnan(dh_raw), 0.0, dh_raw)
         names = [c.name or c.hex for c in cands]
-        mins = {"delta_e00": float(de.min()), "delta_chroma": float(dc.min()), "delta_hue": float(dh.min())}
-        best = {
-            "delta_e00": names[int(de.argmin())],
-            "delta_chroma": names[int(dc.argmin())],
-            "delta_hue": names[int(dh.argmin())],
-        }
+        if self.candidate_rule == "same":  # the candidate that passes most, then the nearest by ΔE00
+            n_pass = (de <= self.jnd).astype(int) + (dc <= self.jnd) + (dh <= self.hue_threshold)
+            i = int(np.lexsort((de, -n_pass))[0])
+            mins = {"delta_e00": float(de[i]), "delta_chroma": float(dc[i]), "delta_hue": float(dh[i])}
+            best = dict.fromkeys(mins, names[i])
+            gated = bool(np.isnan(dh_raw[i]))
+        else:
+            mins = {"delta_e00": float(de.min()), "delta_chroma": float(dc.min()), "delta_hue": float(dh.min())}
+            best = {
+                "delta_e00": names[int(de.argmin())],
+                "delta_chroma": names[int(dc.argmin())],
+                "delta_hue": names[int(dh.argmin())],
+            }
+            gated = bool(np.all(np.isnan(dh_raw)))
         passes = {
             "delta_e00": mins["delta_e00"] <= self.jnd,
             "delta_chroma": mins["delta_chroma"] <= self.jnd,
@@ -261,8 +388,10 @@ class ColorScorer:
             for k, v in passes.items()
             if not v
         ]
-        lab = [round(float(v), 3) for v in dom.lab]
-        glossy = "" if veil is None else f"glossy surface, white veil {veil:.4f} removed; "
+        lab = [round(float(v), 3) for v in dom_lab]
+        glossy = "" if veil is None else f"glossy surface, veil {np.round(veil, 4).tolist()} removed; "
+        if cut:
+            glossy += f"chroma {over:.1f} above the pixels' 99th percentile, cut to +{self.max_chroma_excess:g}; "
         reason = glossy + (
             f"dominant Lab {lab} matches {best['delta_e00']} (ΔE00 {mins['delta_e00']:.2f}, Δchroma {mins['delta_chroma']:.2f}, Δhue {mins['delta_hue']:.1f}°{' gated' if gated else ''})"
             if ok
@@ -283,7 +412,8 @@ class ColorScorer:
             dom.method,
             reason,
             best,
-            None if veil is None else float(veil),
+            None if veil is None else float(np.mean(veil)),
+            round(excess, 3),
         )
 
     def score_image(
@@ -302,12 +432,19 @@ class ColorScorer:
 
             eroded = ndimage.binary_erosion(m, iterations=self.erode)
             inner = eroded if eroded.sum() >= self.min_pixels else m
-        veil = None
-        if self.fresnel is not None and inner.sum() >= self.min_pixels:
-            veil = specular_veil(img, m, fresnel=self.fresnel, uniformity=self.gloss_uniformity)
+        veil, glossy = None, None
+        if inner.sum() >= self.min_pixels and (self.fresnel is not None or self.specular_gate):
+            glossy = surface_looks_glossy(img, m, uniformity=self.gloss_uniformity, smooth=self.gloss_smooth)
+        if glossy and self.fresnel is not None:
+            rim = None if self.rim_ratio is None else rim_saturation(img, m, band=self.rim_band)
+            if self.rim_ratio is None or (rim is not None and rim < self.rim_ratio):
+                around = surround_radiance(img, m, per_channel=self.veil_color)
+                veil = None if around is None else self.fresnel * around
+        if not self.specular_gate:
+            glossy = None  # the specular steps run on every surface, as before the gate
         if self.smooth > 0 and inner.any():
-            return self.score_pixels(smooth_within(img, inner, self.smooth), target, veil=veil), m
-        return self.score_pixels(img[inner], target, veil=veil), m
+            return self.score_pixels(smooth_within(img, inner, self.smooth), target, veil=veil, glossy=glossy), m
+        return self.score_pixels(img[inner], target, veil=veil, glossy=glossy), m
 
 
 def looks_glossy(
@@ -343,7 +480,35 @@ def looks_glossy(
     return bool(q90 >= min_saturation and q10 < uniformity * q90 and has_shading(lin))
 
 
-def surround_radiance(image: NDArray[np.uint8], mask: NDArray[np.bool_], *, gap: int = 2) -> float | None:
+def rim_saturation(
+    image: NDArray[np.uint8], mask: NDArray[np.bool_], *, band: tuple[int, int] = RIM_BAND
+) -> float | None:
+    """Median saturation (linear RGB) of the mask's silhouette band — 1 to 3 pixels in — over the
+    90th percentile of the interior's, on pixels that are neither clipped nor among the darkest
+    quarter (noise). ``None`` when either part is too small to tell (see :data:`RIM_RATIO`)."""
+    from scipy import ndimage
+
+    from huebench.color import srgb_to_linear
+
+    m = np.asarray(mask, dtype=bool)
+    e1, e3 = ndimage.binary_erosion(m, iterations=band[0]), ndimage.binary_erosion(m, iterations=band[1])
+    img = np.asarray(image)
+    lin = srgb_to_linear(img.astype(np.float64) / 255.0)
+    grey = lin.mean(axis=-1)
+    if not e3.any():
+        return None
+    usable = ~(img >= 254).any(axis=-1) & (grey > np.quantile(grey[m], 0.25))
+    sat = np.linalg.norm(lin - grey[..., None], axis=-1) / np.maximum(grey, 1e-6)
+    inner, band = sat[e3 & usable], sat[e1 & ~e3 & usable]
+    if len(inner) < 20 or len(band) < 10:
+        return None
+    top = float(np.quantile(inner, 0.9))
+    return float(np.median(band)) / top if top > 0 else None
+
+
+def surround_radiance(
+    image: NDArray[np.uint8], mask: NDArray[np.bool_], *, gap: int = 2, per_channel: bool = False
+) -> Any:
     """Mean linear-RGB radiance of what surrounds the object: the image outside the mask widened
     by ``gap`` pixels (its anti-aliased edge mixes object and background). ``None`` when fewer
     than 50 pixels are left."""
@@ -354,7 +519,8 @@ def surround_radiance(image: NDArray[np.uint8], mask: NDArray[np.bool_], *, gap:
     outside = ~ndimage.binary_dilation(mask, iterations=gap) if gap > 0 else ~mask
     if outside.sum() < 50:
         return None
-    return float(srgb_to_linear(np.asarray(image)[outside].astype(np.float64) / 255.0).mean())
+    lin = srgb_to_linear(np.asarray(image)[outside].astype(np.float64) / 255.0)
+    return lin.mean(axis=0) if per_channel else float(lin.mean())
 
 
 def specular_veil(
@@ -364,7 +530,9 @@ def specular_veil(
     fresnel: float = F0_DIELECTRIC,
     uniformity: float = GLOSS_UNIFORMITY,
     interior: int = ERODE + 1,
-) -> float | None:
+    smooth: float = GLOSS_SMOOTH,
+    per_channel: bool = False,
+) -> Any:
     """The white veil a glossy object reflects everywhere, or ``None`` for a matte-looking one.
 
     A dielectric reflects at least ``fresnel`` (F0: 4 % for n ≈ 1.5) of the light arriving from the
@@ -374,24 +542,86 @@ def specular_veil(
     cannot see it where shading gives no range to fit. The gloss test (:func:`looks_glossy`) runs
     on the mask's interior (``interior`` pixels in: the edge mixes in the backdrop's grey).
     """
+    m = np.asarray(mask, dtype=bool)
+    if not surface_looks_glossy(image, m, uniformity=uniformity, interior=interior, smooth=smooth):
+        return None
+    around = surround_radiance(image, m, per_channel=per_channel)
+    return None if around is None else fresnel * around
+
+
+def surface_looks_glossy(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    uniformity: float = GLOSS_UNIFORMITY,
+    interior: int = ERODE + 1,
+    smooth: float = GLOSS_SMOOTH,
+) -> bool:
+    """:func:`looks_glossy` on the mask's interior (``interior`` pixels in: the edge mixes in the
+    backdrop), after an in-mask blur of σ ``smooth`` (noise and fine texture out, reflections in)."""
     from scipy import ndimage
 
     m = np.asarray(mask, dtype=bool)
     inner = ndimage.binary_erosion(m, iterations=interior) if interior > 0 else m
-    if inner.sum() < 20 or not looks_glossy(np.asarray(image)[inner], uniformity=uniformity):
-        return None
-    around = surround_radiance(image, m)
-    return None if around is None else fresnel * around
+    if inner.sum() < 20:
+        return False
+    px = smooth_within(np.asarray(image), inner, smooth) if smooth > 0 else np.asarray(image)[inner]
+    return looks_glossy(px, uniformity=uniformity)
 
 
-def remove_veil(rgb8: NDArray[np.uint8], veil: float) -> NDArray[np.uint8]:
-    """Subtract a white veil (linear RGB) from every pixel."""
+def remove_veil(rgb8: NDArray[np.uint8], veil: Any) -> NDArray[np.uint8]:
+    """Subtract a veil (linear RGB: one value for white, or one per channel) from every pixel."""
     from huebench.color import linear_to_srgb, srgb_to_linear
 
-    if not veil >= 0:
+    veil = np.asarray(veil, dtype=np.float64)
+    if veil.shape not in ((), (3,)) or not np.all(veil >= 0):
         raise HuebenchError(f"veil must be a non-negative linear radiance, got {veil!r}")
     lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
     return np.round(linear_to_srgb(np.clip(lin - veil, 0.0, 1.0)) * 255.0).astype(np.uint8)
+
+
+def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[np.bool_]:
+    """The pixels of the object's main colour (see :data:`MAIN_COLOR`).
+
+    Chromaticity (linear RGB over its sum) does not change with shading, so one albedo is one
+    point, spread by noise that grows as pixels darken. The main colour is the densest chromaticity
+    of the brighter half; a pixel is kept when it lies within the radius that holds ``keep`` of the
+    brighter half (at least 2.5 × their median distance: a uniform object loses nothing to noise),
+    widened for darker pixels as their noise grows."""
+    from scipy import ndimage
+
+    from huebench.color import srgb_to_linear
+
+    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    total = lin.sum(axis=1)
+    chrom = lin / np.maximum(total, 1e-6)[:, None]
+    bright = total >= np.median(total)
+    if bright.sum() < 20:
+        return np.ones(len(lin), dtype=bool)
+    xy = chrom[bright][:, :2]
+    lo, hi = np.quantile(xy, 0.01, axis=0), np.quantile(xy, 0.99, axis=0)
+    hist, ex, ey = np.histogram2d(xy[:, 0], xy[:, 1], bins=24, range=[[lo[0], hi[0] + 1e-9], [lo[1], hi[1] + 1e-9]])
+    hist = ndimage.gaussian_filter(hist, 1.0)
+    i, j = np.unravel_index(int(np.argmax(hist)), hist.shape)
+    near = xy[
+        (np.abs(xy[:, 0] - 0.5 * (ex[i] + ex[i + 1])) <= 1.5 * (ex[1] - ex[0]))
+        & (np.abs(xy[:, 1] - 0.5 * (ey[j] + ey[j + 1])) <= 1.5 * (ey[1] - ey[0]))
+    ]
+    mode = np.median(near if len(near) else xy, axis=0)
+    mode3 = np.array([mode[0], mode[1], 1.0 - mode.sum()])
+    off = chrom - mode3
+    axis = mode3 - 1.0 / 3.0
+    if np.linalg.norm(axis) > 0.02:
+        # a chromatic object: only a change of hue counts. Reflected white and the veil move pixels
+        # along the line to the white point, and the saturated tail is the albedo's best evidence
+        axis /= np.linalg.norm(axis)
+        off = off - (off @ axis)[:, None] * axis
+    dist = np.linalg.norm(off, axis=1)
+    d_bright = dist[bright]
+    radius = max(float(np.quantile(d_bright, keep)), 2.5 * float(np.median(d_bright)), 1e-4)
+    widen = np.sqrt(np.maximum(np.median(total[bright]) / np.maximum(total, 1e-6), 1.0))
+    kept = dist <= radius * widen
+    return kept if kept.sum() >= 20 else np.ones(len(lin), dtype=bool)
 
 
 def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: float) -> NDArray[np.uint8]:

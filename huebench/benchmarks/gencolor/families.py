@@ -1,0 +1,486 @@
+"""Known-colour image families: objects of exact albedo, each image with its exact mask and truth.
+
+A scorer tuned on one way of making images learns that way's habits, so the diagnostic judges it on
+several kinds of image formation (``huebench gencolor diagnose --family NAME|all``):
+
+- ``mitsuba`` — physically based path tracing (:mod:`render`): 15 objects, rough plastic and
+  diffuse, a constant environment every glossy surface reflects, grey-card exposure;
+- ``analytic`` — shading written out in NumPy: Lambert or Oren–Nayar bodies, with or without a
+  Blinn–Phong or Ward highlight (several sizes and strengths) and with or without a sky/ground
+  environment (diffuse light and a Fresnel reflection of it); 2× supersampled edges, sensor noise;
+- ``processed`` — what cameras and generators do to an image, on top of ``mitsuba`` and
+  ``analytic`` images: tone curves (gamma, a filmic S-curve), saturation boost and cut, white-balance
+  error, JPEG at quality 50–95, blur, downscaling, noise, and chains of them;
+- ``textured`` — fabric-like weave, wrinkles and folds, printed stripes or dots of a second colour
+  on 10–30 % of the object;
+- ``illuminant`` — a key light and environment of CIE A, 10,000 K, fluorescent FL11 or a green
+  tint, with and without a grey-world white balance.
+
+**The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
+shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
+noise), and the albedo passed through the same colour transform where the image changes colours
+(a tone curve, a saturation change, a white-balance error, a coloured light and the white balance
+after it). The scorer judges the colour an image shows, not what the object would look like under
+another light; the diagnostic scores against the system's name when the truth is the albedo and
+against the truth's hex code (plus its nearest system names) otherwise. A second colour printed on
+the object is not part of the truth: the object is the main colour.
+
+Every image is a pure function of its sample's inputs (seeded), so runs repeat exactly.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from huebench.color import linear_to_srgb, srgb_to_linear
+from huebench.errors import HuebenchError
+
+__all__ = ["FAMILIES", "ILLUMINANTS", "PROCESSING", "KnownColorImage", "family_samples", "make_image"]
+
+FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
+
+#: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
+#: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
+ILLUMINANTS: dict[str, tuple[float, float, float]] = {
+    "A": (1.8452, 0.8262, 0.2333),
+    "10000K": (0.8242, 1.0116, 1.4031),
+    "FL11": (1.4134, 0.9243, 0.5326),
+    "green": (0.8003, 1.0849, 0.8170),
+}
+
+_LUMA = np.array([0.2126, 0.7152, 0.0722])
+
+
+@dataclass(frozen=True)
+class KnownColorImage:
+    image: NDArray[np.uint8]  # H×W×3 sRGB
+    mask: NDArray[np.bool_]  # exact object mask
+    truth: tuple[int, int, int]  # the colour a flat, lit, diffuse patch of the albedo shows here
+
+
+def _seed(*keys: Any) -> int:
+    return int.from_bytes(hashlib.sha256("\x00".join(map(str, keys)).encode()).digest()[:8], "little")
+
+
+def _to8(srgb: NDArray[np.float64]) -> NDArray[np.uint8]:
+    return np.round(np.clip(srgb, 0.0, 1.0) * 255.0).astype(np.uint8)
+
+
+def _lin(rgb8: Sequence[int] | NDArray[Any]) -> NDArray[np.float64]:
+    return srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+
+
+# --- analytic shading ---------------------------------------------------------------------------
+
+ANALYTIC_SHAPES = ("sphere", "ellipsoid", "rounded-box", "cylinder", "blob", "egg")
+
+
+def _height_field(shape: str, n: int, rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Height z(x, y) of a body seen from the front (orthographic), on an n×n grid in [-1, 1]²."""
+    y, x = np.mgrid[-1 : 1 : n * 1j, -1 : 1 : n * 1j]
+    if shape == "sphere":
+        r2 = (x / 0.72) ** 2 + ((y - 0.02) / 0.72) ** 2
+    elif shape == "ellipsoid":
+        r2 = (x / 0.82) ** 2 + (y / 0.55) ** 2
+    elif shape == "egg":
+        yy = y / 0.8
+        r2 = (x / (0.58 * (1 - 0.15 * yy))) ** 2 + yy**2
+    elif shape == "rounded-box":  # a superellipsoid: flat faces, rounded edges
+        p = 6.0
+        r2 = (np.abs(x / 0.7) ** p + np.abs(y / 0.6) ** p) ** (2 / p)
+    elif shape == "cylinder":  # upright, curved across x only, flat caps cut off
+        inside = (np.abs(x) < 0.55) & (np.abs(y) < 0.75)
+        z = np.sqrt(np.clip(1 - (x / 0.55) ** 2, 0, None)) * 0.55
+        return np.where(inside, z, 0.0), inside
+    elif shape == "blob":
+        th = np.arctan2(y, x)
+        phase = rng.uniform(0, 2 * np.pi, 3)
+        rad = 0.68 * (1 + 0.08 * np.sin(3 * th + phase[0]) + 0.05 * np.sin(5 * th + phase[1]))
+        r2 = (np.hypot(x, y) / rad) ** 2
+    else:
+        raise HuebenchError(f"unknown analytic shape {shape!r}; available: {', '.join(ANALYTIC_SHAPES)}")
+    inside = r2 < 1.0
+    return np.where(inside, 0.7 * np.sqrt(np.clip(1.0 - r2, 0.0, None)), 0.0), inside
+
+
+def _normals(z: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    dzdy, dzdx = np.gradient(z, 2.0 / (n - 1))
+    nrm = np.stack([-dzdx, dzdy, np.ones_like(z)], axis=-1)  # image rows go down, y goes up
+    return nrm / np.linalg.norm(nrm, axis=-1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class Shading:
+    """One analytic set-up: diffuse model, highlight, environment, light colour, noise."""
+
+    diffuse: str = "lambert"  # "lambert" or "oren-nayar"
+    roughness: float = 0.0  # Oren–Nayar σ (radians)
+    highlight: str | None = None  # None, "blinn-phong" or "ward"
+    strength: float = 0.0  # specular albedo
+    size: float = 0.0  # Blinn–Phong: exponent; Ward: α
+    environment: bool = False  # a sky/ground environment: diffuse light and a Fresnel reflection of it
+    ambient: float = 0.15
+    light: tuple[float, float, float] = (1.0, 1.0, 1.0)  # linear RGB of key light and environment
+    backdrop: float = 0.3
+    noise: float = 1.5  # sensor noise, σ in 8-bit sRGB levels
+
+
+def shade(
+    shape: str, albedo_rgb: Sequence[int], s: Shading, *, size: int = 64, seed: int = 0
+) -> tuple[NDArray[np.float64], NDArray[np.bool_], float]:
+    """Linear radiance (H×W×3, before noise), the exact mask, and the exposure that maps a lit,
+    flat diffuse patch of the albedo to the albedo (grey-card exposure, as in :mod:`render`)."""
+    rng = np.random.default_rng(seed)
+    n = 2 * size  # 2× supersampling: anti-aliased edges mix object and backdrop as in real images
+    z, inside = _height_field(shape, n, rng)
+    nrm = _normals(z, n)
+    light = np.asarray(s.light, dtype=np.float64)
+    ldir = np.array([-0.45, 0.55, 0.70])
+    ldir /= np.linalg.norm(ldir)
+    view = np.array([0.0, 0.0, 1.0])
+    cos_i = np.clip(nrm @ ldir, 0.0, None)
+    cos_o = np.clip(nrm @ view, 1e-3, None)
+    if s.diffuse == "oren-nayar":
+        s2 = s.roughness**2
+        a, b = 1 - 0.5 * s2 / (s2 + 0.33), 0.45 * s2 / (s2 + 0.09)
+        th_i, th_o = np.arccos(np.clip(cos_i, 0, 1)), np.arccos(cos_o)
+        # azimuth difference from the tangent-plane projections of light and view
+        pl = ldir - cos_i[..., None] * nrm
+        pv = view - cos_o[..., None] * nrm
+        cphi = np.sum(pl * pv, axis=-1) / np.maximum(np.linalg.norm(pl, axis=-1) * np.linalg.norm(pv, axis=-1), 1e-9)
+        alpha, beta = np.maximum(th_i, th_o), np.minimum(th_i, th_o)
+        direct = cos_i * (a + b * np.clip(cphi, 0, None) * np.sin(alpha) * np.tan(beta))
+    else:
+        direct = cos_i
+    sky, ground = 0.55, 0.25
+    env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
+    irradiance = direct + s.ambient + env_diffuse  # relative to the key light's irradiance at normal incidence
+    albedo = _lin(albedo_rgb)
+    radiance = irradiance[..., None] * albedo * light
+    fresnel = None
+    if s.highlight is not None:
+        half = ldir + view
+        half /= np.linalg.norm(half)
+        cos_h = np.clip(nrm @ half, 0.0, 1.0)
+        if s.highlight == "blinn-phong":
+            spec = s.strength * (s.size + 8) / 8 * cos_h**s.size * cos_i
+        elif s.highlight == "ward":
+            tan2 = (1 - cos_h**2) / np.maximum(cos_h**2, 1e-9)
+            spec = (
+                s.strength * np.exp(-tan2 / s.size**2) / (4 * s.size**2 * np.sqrt(np.maximum(cos_i * cos_o, 1e-6)))
+            ) * cos_i
+        else:
+            raise HuebenchError(f"unknown highlight {s.highlight!r}: blinn-phong or ward")
+        radiance = radiance + spec[..., None] * light
+        if s.environment:  # a glossy body reflects its surroundings too (Schlick's Fresnel, n ≈ 1.5)
+            fresnel = 0.04 + 0.96 * (1 - cos_o) ** 5
+            refl_y = 2 * cos_o * nrm[..., 1]  # y of the mirror direction of the view ray
+            env = np.where(refl_y > 0, sky, ground)
+            radiance = radiance + (fresnel * env)[..., None] * light
+    yy = np.linspace(1, -1, n)[:, None]
+    back = s.backdrop * (0.75 + 0.25 * (yy + 1) / 2) * (1 + s.ambient) * np.ones((n, n))
+    radiance = np.where(inside[..., None], radiance, back[..., None] * light)
+    # 2×2 box average: the image and the coverage of each pixel
+    radiance = radiance.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
+    coverage = inside.reshape(size, 2, size, 2).mean(axis=(1, 3))
+    mask = coverage >= 0.5
+    grey_lum = float(np.quantile(irradiance[inside], 0.9)) if inside.any() else 1.0
+    exposure = 1.0 / max(grey_lum, 1e-6)
+    return radiance, mask, exposure
+
+
+def _noisy8(srgb: NDArray[np.float64], sigma: float, rng: np.random.Generator) -> NDArray[np.uint8]:
+    return _to8(srgb + rng.normal(0.0, sigma / 255.0, srgb.shape) if sigma > 0 else srgb)
+
+
+def _analytic(
+    shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int, *, albedo_map: Callable[..., Any] | None = None
+) -> KnownColorImage:
+    radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
+    light = np.asarray(s.light)
+    srgb = linear_to_srgb(np.clip(radiance * exposure, 0.0, None))
+    truth = tuple(int(v) for v in _to8(linear_to_srgb(np.clip(_lin(rgb) * light, 0, 1))))
+    return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, truth)  # type: ignore[arg-type]
+
+
+#: the analytic set-ups: (name, material, Shading)
+ANALYTIC_SETUPS: dict[str, tuple[str, Shading]] = {
+    "lambert": ("diffuse", Shading()),
+    "lambert-env": ("diffuse", Shading(environment=True, ambient=0.05)),
+    "oren-nayar": ("diffuse", Shading(diffuse="oren-nayar", roughness=0.5)),
+    "oren-nayar-env": ("diffuse", Shading(diffuse="oren-nayar", roughness=0.3, environment=True, ambient=0.05)),
+    "phong-small": ("glossy", Shading(highlight="blinn-phong", strength=0.5, size=120.0)),
+    "phong-broad": ("glossy", Shading(highlight="blinn-phong", strength=0.25, size=12.0)),
+    "phong-env": ("glossy", Shading(highlight="blinn-phong", strength=0.4, size=40.0, environment=True, ambient=0.05)),
+    "ward-sharp": ("glossy", Shading(highlight="ward", strength=0.15, size=0.12)),
+    "ward-rough": ("glossy", Shading(highlight="ward", strength=0.2, size=0.3, environment=True, ambient=0.05)),
+    "oren-nayar-phong": (
+        "glossy",
+        Shading(diffuse="oren-nayar", roughness=0.3, highlight="blinn-phong", strength=0.3, size=60.0),
+    ),
+    "phong-dark-backdrop": ("glossy", Shading(highlight="blinn-phong", strength=0.4, size=60.0, backdrop=0.04)),
+    "lambert-white-backdrop": ("diffuse", Shading(backdrop=0.8, noise=2.5)),
+}
+
+
+# --- camera and generator processing -----------------------------------------------------------
+
+
+def _filmic(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A filmic S-curve on sRGB values: more contrast in the mid-tones, soft toe and shoulder."""
+    k = 6.0
+    lo, hi = 1 / (1 + np.exp(k * 0.5)), 1 / (1 + np.exp(-k * 0.5))
+    return (1 / (1 + np.exp(-k * (x - 0.5))) - lo) / (hi - lo)
+
+
+def _saturation(x: NDArray[np.float64], factor: float) -> NDArray[np.float64]:
+    lin = srgb_to_linear(np.clip(x, 0, 1))
+    y = (lin @ _LUMA)[..., None]
+    return linear_to_srgb(np.clip(y + factor * (lin - y), 0.0, 1.0))
+
+
+def _white_balance(x: NDArray[np.float64], gains: Sequence[float]) -> NDArray[np.float64]:
+    return linear_to_srgb(np.clip(srgb_to_linear(np.clip(x, 0, 1)) * np.asarray(gains), 0.0, 1.0))
+
+
+#: colour transforms (sRGB in [0, 1] → sRGB): they change the truth as they change the image
+COLOR_STEPS: dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]] = {
+    "gamma0.8": lambda x: np.clip(x, 0, 1) ** 0.8,
+    "gamma1.2": lambda x: np.clip(x, 0, 1) ** 1.2,
+    "filmic": _filmic,
+    "saturation1.3": lambda x: _saturation(x, 1.3),
+    "saturation0.7": lambda x: _saturation(x, 0.7),
+    "wb-warm": lambda x: _white_balance(x, (1.10, 1.0, 0.88)),
+    "wb-cool": lambda x: _white_balance(x, (0.90, 1.0, 1.12)),
+}
+
+
+def _jpeg(img: NDArray[np.uint8], quality: int) -> NDArray[np.uint8]:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="JPEG", quality=quality)  # 4:2:0 chroma, as cameras save
+    buf.seek(0)
+    return np.asarray(Image.open(buf).convert("RGB"))
+
+
+def _blur(img: NDArray[np.uint8], sigma: float) -> NDArray[np.uint8]:
+    from scipy import ndimage
+
+    lin = _lin(img)
+    out = np.stack([ndimage.gaussian_filter(lin[..., c], sigma) for c in range(3)], axis=-1)
+    return _to8(linear_to_srgb(out))
+
+
+def _downscale(img: NDArray[np.uint8], mask: NDArray[np.bool_]) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
+    h, w = (img.shape[0] // 2) * 2, (img.shape[1] // 2) * 2
+    lin = _lin(img[:h, :w]).reshape(h // 2, 2, w // 2, 2, 3).mean(axis=(1, 3))
+    cover = mask[:h, :w].reshape(h // 2, 2, w // 2, 2).mean(axis=(1, 3))
+    return _to8(linear_to_srgb(lin)), cover >= 0.5
+
+
+#: pixel operations (8-bit image, mask → image, mask): the truth stays
+PIXEL_STEPS: dict[str, Callable[..., tuple[NDArray[np.uint8], NDArray[np.bool_]]]] = {
+    "jpeg50": lambda img, m, rng: (_jpeg(img, 50), m),
+    "jpeg75": lambda img, m, rng: (_jpeg(img, 75), m),
+    "jpeg95": lambda img, m, rng: (_jpeg(img, 95), m),
+    "blur1": lambda img, m, rng: (_blur(img, 1.0), m),
+    "downscale2": lambda img, m, rng: _downscale(img, m),
+    "noise4": lambda img, m, rng: (_to8(img / 255.0 + rng.normal(0, 4 / 255.0, img.shape)), m),
+}
+
+#: the processing chains of the ``processed`` family, steps in the order they run
+PROCESSING: dict[str, tuple[str, ...]] = {
+    **{k: (k,) for k in COLOR_STEPS},
+    **{k: (k,) for k in PIXEL_STEPS},
+    "filmic+saturation1.3+jpeg75": ("filmic", "saturation1.3", "jpeg75"),
+    "wb-warm+blur1+jpeg90": ("wb-warm", "blur1", "jpeg95"),
+    "gamma0.8+downscale2+noise4": ("gamma0.8", "downscale2", "noise4"),
+}
+
+
+def process(base: KnownColorImage, chain: Sequence[str], seed: int) -> KnownColorImage:
+    rng = np.random.default_rng(seed)
+    img, mask = base.image, base.mask
+    truth = np.asarray(base.truth, dtype=np.float64) / 255.0
+    for step in chain:
+        if step in COLOR_STEPS:
+            img = _to8(COLOR_STEPS[step](img / 255.0))
+            truth = COLOR_STEPS[step](truth)
+        elif step in PIXEL_STEPS:
+            img, mask = PIXEL_STEPS[step](img, mask, rng)
+        else:
+            raise HuebenchError(
+                f"unknown processing step {step!r}; available: {', '.join([*COLOR_STEPS, *PIXEL_STEPS])}"
+            )
+    return KnownColorImage(img, mask, tuple(int(v) for v in _to8(truth)))  # type: ignore[arg-type]
+
+
+# --- textures and second colours ---------------------------------------------------------------
+
+TEXTURES = ("weave", "folds", "stripes", "dots", "print-dark", "weave+folds")
+
+
+def _textured(
+    shape: str, rgb: Sequence[int], texture: str, second: Sequence[int], glossy: bool, size: int, seed: int
+) -> KnownColorImage:
+    s = (
+        Shading(highlight="blinn-phong", strength=0.3, size=60.0)
+        if glossy
+        else Shading(diffuse="oren-nayar", roughness=0.4)
+    )
+    radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
+    rng = np.random.default_rng(seed + 7)
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float64)
+    albedo = _lin(rgb)
+    factor = np.ones((size, size))
+    if "weave" in texture:  # threads: a fine multiplicative pattern around 1, plus fibre noise
+        period = rng.uniform(2.5, 4.0)
+        factor *= 1 + 0.12 * np.sin(2 * np.pi * xx / period) * np.sin(2 * np.pi * yy / period)
+        factor *= np.exp(rng.normal(0, 0.06, (size, size)))
+    if "folds" in texture:  # wrinkles: shading that varies along the folds
+        angle, period = rng.uniform(0, np.pi), rng.uniform(6, 12)
+        u = np.cos(angle) * xx + np.sin(angle) * yy
+        factor *= 1 - 0.3 * np.sin(np.pi * u / period + rng.uniform(0, 6.3)) ** 2
+    out = radiance * np.where(mask, factor, 1.0)[..., None]
+    if texture in ("stripes", "dots", "print-dark"):
+        # a second colour printed on 10-30 % of the object, shaded (and glossy) like the body
+        if texture == "stripes":
+            period, duty = rng.uniform(8, 14), rng.uniform(0.1, 0.3)
+            printed = ((xx + 0.5 * yy) / period) % 1.0 < duty
+        else:
+            cover = rng.uniform(0.1, 0.3)
+            cy, cx = rng.uniform(0, size, 40), rng.uniform(0, size, 40)
+            r = np.sqrt(cover * size * size / (40 * np.pi))
+            printed = np.zeros((size, size), dtype=bool)
+            for y0, x0 in zip(cy, cx, strict=True):
+                printed |= (yy - y0) ** 2 + (xx - x0) ** 2 < r * r
+        ink = second if texture != "print-dark" else _to8(linear_to_srgb(albedo * 0.15))
+        ink_radiance, _, _ = shade(shape, ink, s, size=size, seed=seed)
+        out = np.where((printed & mask)[..., None], ink_radiance, out)
+    srgb = linear_to_srgb(np.clip(out * exposure, 0.0, None))
+    return KnownColorImage(_noisy8(srgb, 1.5, rng), mask, tuple(int(v) for v in rgb))  # type: ignore[arg-type]
+
+
+# --- the families' samples and images ----------------------------------------------------------
+
+
+def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list[dict[str, Any]]:
+    """Sample inputs (JSON-able) of one family for a system's distinct colours."""
+    out: list[dict[str, Any]] = []
+    for c in colors:
+        base = {"family": family, "color": c.name, "rgb": list(c.rgb)}
+        h = _seed(seed, family, c.name)
+        if family == "analytic":
+            for i, setup in enumerate(ANALYTIC_SETUPS):
+                shape = ANALYTIC_SHAPES[(h + i) % len(ANALYTIC_SHAPES)]
+                out.append(
+                    {**base, "object": shape, "setup": setup, "material": ANALYTIC_SETUPS[setup][0], "step": setup}
+                )
+        elif family == "processed":
+            for i, chain in enumerate(PROCESSING):
+                # alternate the base image between a Mitsuba render and an analytic one
+                if i % 2 == 0:
+                    from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS
+
+                    obj = list(OBJECTS)[(h + i) % len(OBJECTS)]
+                    lighting = list(LIGHTINGS)[(h // 3 + i) % len(LIGHTINGS)]
+                    background = list(BACKGROUNDS)[(h // 7 + i) % len(BACKGROUNDS)]
+                    src = {"base": "mitsuba", "object": obj, "lighting": lighting, "background": background}
+                    material = "glossy" if OBJECTS[obj].material == "plastic" else "diffuse"
+                else:
+                    setup = list(ANALYTIC_SETUPS)[(h + i) % len(ANALYTIC_SETUPS)]
+                    src = {
+                        "base": "analytic",
+                        "object": ANALYTIC_SHAPES[(h + i) % len(ANALYTIC_SHAPES)],
+                        "setup": setup,
+                    }
+                    material = ANALYTIC_SETUPS[setup][0]
+                out.append({**base, **src, "material": material, "step": chain})
+        elif family == "textured":
+            for i, texture in enumerate(TEXTURES):
+                for glossy in (False, True):
+                    j = 2 * i + glossy
+                    second = colors[(h + 7 * j + 3) % len(colors)].rgb
+                    out.append(
+                        {
+                            **base,
+                            "object": ANALYTIC_SHAPES[(h + j) % len(ANALYTIC_SHAPES)],
+                            "texture": texture,
+                            "second_rgb": list(second),
+                            "material": "glossy" if glossy else "diffuse",
+                            "step": texture,
+                        }
+                    )
+        elif family == "illuminant":
+            for i, light in enumerate(ILLUMINANTS):
+                for balance in (False, True):
+                    setup = ("lambert-env", "phong-env")[(i + balance) % 2]
+                    out.append(
+                        {
+                            **base,
+                            "object": ANALYTIC_SHAPES[(h + 2 * i + balance) % len(ANALYTIC_SHAPES)],
+                            "setup": setup,
+                            "light": light,
+                            "white_balance": balance,
+                            "material": ANALYTIC_SETUPS[setup][0],
+                            "step": f"{light}{' + grey world' if balance else ''}",
+                        }
+                    )
+        else:
+            raise HuebenchError(f"unknown image family {family!r}; available: {', '.join(FAMILIES)} or all")
+    return out
+
+
+def _grey_world(img: NDArray[np.uint8], truth: Sequence[int]) -> tuple[NDArray[np.uint8], tuple[int, int, int]]:
+    lin = _lin(img)
+    means = lin.reshape(-1, 3).mean(axis=0)
+    gains = float(means @ _LUMA) / np.maximum(means, 1e-6)
+    out = _to8(linear_to_srgb(np.clip(lin * gains, 0, 1)))
+    t = _to8(linear_to_srgb(np.clip(_lin(truth) * gains, 0, 1)))
+    return out, (int(t[0]), int(t[1]), int(t[2]))
+
+
+def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: int = 0) -> KnownColorImage:
+    """The image, exact mask and truth of a sample of any family except ``mitsuba`` (which
+    :class:`~huebench.benchmarks.gencolor.diagnostic.Diagnostic` renders) — and of ``processed``
+    samples whose base is a Mitsuba render."""
+    family, rgb = inputs["family"], tuple(inputs["rgb"])
+    s = _seed(seed, *sorted((k, str(v)) for k, v in inputs.items())) % (2**31)
+    if family == "analytic" or (family == "processed" and inputs.get("base") == "analytic"):
+        base = _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
+        return base if family == "analytic" else process(base, PROCESSING[inputs["step"]], s)
+    if family == "processed":
+        base = _mitsuba_image(inputs["object"], rgb, inputs["lighting"], inputs["background"], size, spp, s % 100000)
+        return process(base, PROCESSING[inputs["step"]], s)
+    if family == "textured":
+        return _textured(
+            inputs["object"], rgb, inputs["texture"], inputs["second_rgb"], inputs["material"] == "glossy", size, s
+        )
+    if family == "illuminant":
+        shading = ANALYTIC_SETUPS[inputs["setup"]][1]
+        lit = Shading(**{**shading.__dict__, "light": ILLUMINANTS[inputs["light"]]})
+        img = _analytic(inputs["object"], rgb, lit, size, s)
+        if not inputs["white_balance"]:
+            return img
+        out, truth = _grey_world(img.image, img.truth)
+        return KnownColorImage(out, img.mask, truth)
+    raise HuebenchError(f"make_image does not build {family!r} samples")
+
+
+@functools.lru_cache(maxsize=4096)
+def _mitsuba_image(
+    obj: str, rgb: tuple[int, ...], lighting: str, background: str, size: int, spp: int, seed: int
+) -> KnownColorImage:
+    from huebench.benchmarks.gencolor.render import RenderSpec, render
+
+    img, mask = render(RenderSpec(obj, rgb, lighting, background, size, spp, seed=seed))  # type: ignore[arg-type]
+    return KnownColorImage(img, mask, rgb)  # type: ignore[arg-type]

@@ -1,0 +1,207 @@
+"""Known-colour image families, the paper's scorer beside ours, the no-invented-colour bound, the
+real-photograph objects and a reproducible scorer config."""
+
+import numpy as np
+import pytest
+
+from huebench.benchmarks.gencolor import families as F
+from huebench.benchmarks.gencolor.scoring import SCORER_VERSION, ColorScorer
+from huebench.color import load_system, srgb_to_lab
+from huebench.errors import HuebenchError
+
+L2 = [c for c in load_system("iscc-nbs-l2")]
+
+
+def test_family_sample_counts_and_labels():
+    counts = {f: len(F.family_samples(f, L2)) for f in F.FAMILIES if f != "mitsuba"}
+    assert counts == {
+        "analytic": 29 * len(F.ANALYTIC_SETUPS),
+        "processed": 29 * len(F.PROCESSING),
+        "textured": 29 * 2 * len(F.TEXTURES),
+        "illuminant": 29 * 2 * len(F.ILLUMINANTS),
+    }
+    assert len(F.ANALYTIC_SETUPS) == 12 and len(F.PROCESSING) == 16 and len(F.ILLUMINANTS) == 4
+    for f in counts:
+        samples = F.family_samples(f, L2)
+        assert {s["material"] for s in samples} == {"diffuse", "glossy"}
+        assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    with pytest.raises(HuebenchError, match="unknown image family 'photos'"):
+        F.family_samples("photos", L2)
+
+
+def test_family_images_are_deterministic_and_masks_exact():
+    s = F.family_samples("textured", L2[:3])[4]
+    a, b = F.make_image(s, size=48), F.make_image(s, size=48)
+    assert np.array_equal(a.image, b.image) and np.array_equal(a.mask, b.mask) and a.truth == b.truth
+    assert a.image.shape == (48, 48, 3) and 200 < a.mask.sum() < 48 * 48
+    assert a.truth == tuple(s["rgb"])  # a print is not part of the truth
+
+
+def test_a_lambert_patch_shows_its_albedo_where_it_is_lit():
+    rgb = (180, 60, 40)
+    radiance, mask, exposure = F.shade("sphere", rgb, F.Shading(noise=0), size=64)
+    lit = radiance[mask] * exposure
+    lum = lit @ np.array([0.2126, 0.7152, 0.0722])
+    top = lit[(lum >= np.quantile(lum, 0.85)) & (lum <= np.quantile(lum, 0.95))].mean(axis=0)
+    from huebench.color import delta_e, srgb_to_lab
+
+    from huebench.color import linear_to_srgb
+
+    assert float(delta_e(srgb_to_lab(linear_to_srgb(top)), srgb_to_lab(np.array(rgb) / 255.0))) < 3.0
+
+
+def test_colour_steps_change_the_truth_and_pixel_steps_keep_it():
+    base = F._analytic("sphere", (40, 120, 200), F.Shading(), 48, 0)
+    warm = F.process(base, ("wb-warm",), 0)
+    assert warm.truth[0] > base.truth[0] and warm.truth[2] < base.truth[2]
+    assert F.process(base, ("jpeg50",), 0).truth == base.truth
+    small = F.process(base, ("downscale2",), 0)
+    assert small.image.shape == (24, 24, 3) and small.mask.shape == (24, 24)
+    with pytest.raises(HuebenchError, match="unknown processing step 'sepia'"):
+        F.process(base, ("sepia",), 0)
+
+
+def test_grey_world_balances_a_coloured_light():
+    s = next(x for x in F.family_samples("illuminant", L2) if x["light"] == "A" and x["color"] == "Gray")
+    raw = F.make_image({**s, "white_balance": False}, size=48)
+    balanced = F.make_image({**s, "white_balance": True}, size=48)
+    assert raw.truth[0] - raw.truth[2] > 60  # a camera without white balance sees A's orange
+    assert abs(balanced.truth[0] - balanced.truth[2]) < 25  # grey world takes most of it back
+
+
+def test_the_paper_scorer_is_pca_over_all_pixels():
+    paper = ColorScorer.named("paper", "iscc-nbs-l2")
+    cfg = paper.config()
+    assert cfg["name"] == "paper" and cfg["dominant"] == "paper" and cfg["lightness_window"] is None
+    assert cfg["erode"] == 0 and cfg["specular"] is None and cfg["fresnel"] is None
+    # half the pixels in shadow: the paper's mean lightness falls, ours judges the lit half
+    px = np.concatenate([np.full((500, 3), (190, 40, 50)), np.full((500, 3), (60, 12, 16))]).astype(np.uint8)
+    px = np.clip(px + np.random.default_rng(0).normal(0, 2, px.shape), 0, 255).astype(np.uint8)
+    ours, theirs = ColorScorer("iscc-nbs-l2").score_pixels(px, "Red"), paper.score_pixels(px, "Red")
+    assert theirs.method == "paper-pca" and theirs.dominant_lab[0] < ours.dominant_lab[0] - 10
+    with pytest.raises(HuebenchError, match="scorer 'clever' unknown"):
+        ColorScorer.named("clever", "css3")
+
+
+def test_same_candidate_rule_keeps_the_hue_test_for_chromatic_targets():
+    # basic "blue" has gray and black among its candidates: per metric, gray's gated hue switches
+    # the hue test off; with one candidate for all three metrics, the hue must match blue's
+    basic = load_system("basic")
+    per = ColorScorer("basic", candidate_rule="per-metric")
+    same = ColorScorer("basic", candidate_rule="same")
+    names = [c.name for c in per.candidates("blue")]
+    assert "gray" in names or "black" in names
+    px = np.full((400, 3), basic.get("blue").rgb, dtype=np.uint8)
+    assert same.score_pixels(px, "blue").passed and per.score_pixels(px, "blue").passed
+    s = same.score_pixels(px, "blue")
+    assert len(set(s.best.values())) == 1  # one candidate gave every metric
+    with pytest.raises(HuebenchError, match="candidate rule 'any' unknown"):
+        ColorScorer("basic", candidate_rule="any")
+
+
+def test_chroma_beyond_the_pixels_is_bounded_and_recorded():
+    # a noisy matte patch with a cast of white on half of it: the diffuse-line step would lift the
+    # whole surface to the most saturated pixels' saturation, and noise makes those too saturated
+    rng = np.random.default_rng(1)
+    px = np.clip(
+        np.full((2000, 3), (170, 60, 50)) * rng.uniform(0.5, 1.0, (2000, 1)) + rng.normal(0, 6, (2000, 3)), 0, 255
+    )
+    px = px.astype(np.uint8)
+    lab = srgb_to_lab(px)
+    p99 = np.quantile(np.hypot(lab[:, 1], lab[:, 2]), 0.99)
+    bounded = ColorScorer("css3").score_pixels(px, "#AA3C32")
+    assert bounded.chroma_excess is not None and bounded.chroma_excess <= 2.0 + 1e-6
+    assert np.hypot(*bounded.dominant_lab[1:]) <= p99 + 2.0 + 1e-3
+    free = ColorScorer("css3", max_chroma_excess=None).score_pixels(px, "#AA3C32")
+    assert free.chroma_excess >= bounded.chroma_excess
+    with pytest.raises(HuebenchError, match="max_chroma_excess"):
+        ColorScorer("css3", max_chroma_excess=-1)
+
+
+def test_real_photographs_get_no_invented_colour_and_reject_far_colours():
+    pytest.importorskip("skimage")
+    from scipy import ndimage
+
+    from huebench.benchmarks.gencolor.photos import load_photo_objects, photo_object
+    from huebench.color import lab_to_srgb
+
+    objects = load_photo_objects()
+    assert len(objects) >= 8
+    assert {"fabric", "paint", "plastic", "ceramic"} <= {o["material"] for o in objects}
+    scorer = ColorScorer("css3")
+    for o in objects:
+        img, mask = photo_object(o)
+        score, _ = scorer.score_image(img, "#808080", mask=mask)
+        lab = srgb_to_lab(img[ndimage.binary_erosion(mask, iterations=scorer.erode)])  # the pixels it judges
+        p99 = float(np.quantile(np.hypot(lab[:, 1], lab[:, 2]), 0.99))
+        chroma = float(np.hypot(*score.dominant_lab[1:]))
+        # no invented colour beyond +2 C*; a modelled reflection (the veil) may add its own share
+        assert chroma <= p99 + (2.0 if score.veil is None else 2.5) + 0.01, (
+            o["object"],
+            chroma,
+            p99,
+        )  # Lab kept to 3 decimals
+        # the far colour of its dominant hue is rejected
+        dom = np.asarray(score.dominant_lab)
+        if np.hypot(dom[1], dom[2]) > 15:
+            opposite = lab_to_srgb(np.array([dom[0], -dom[1], -dom[2]]), clip=True)
+            far = "#{:02X}{:02X}{:02X}".format(*np.round(255 * opposite).astype(int))
+            assert not scorer.score_image(img, far, mask=mask)[0].passed, o["object"]
+
+
+def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
+    pytest.importorskip("mitsuba")
+    from huebench.runs.runner import evaluate
+
+    cfg = ColorScorer("iscc-nbs-l2").config()
+    assert cfg["version"] == SCORER_VERSION
+    assert {"fresnel", "gloss_uniformity", "gloss_smooth", "rim_ratio", "main_color", "max_chroma_excess"} <= set(cfg)
+    out = tmp_path / "d"
+    evaluate(
+        "gencolor-diagnostic", "none", out=out, no_cache=True, progress=False, quick=True, limit=2, family="analytic"
+    )
+    import json
+
+    stored = json.loads((out / "config.json").read_text())["benchmark_options"]["scorer_config"]
+    assert stored["huebench"] == cfg and stored["paper"]["dominant"] == "paper"
+    with pytest.raises(HuebenchError, match=r"cannot resume: benchmark options \(candidate_rule, scorer_config\)"):
+        evaluate(
+            "gencolor-diagnostic",
+            "none",
+            out=out,
+            no_cache=True,
+            progress=False,
+            quick=True,
+            limit=2,
+            family="analytic",
+            candidate_rule="same",
+            resume=True,
+        )
+
+
+def test_diagnostic_reports_both_scorers_per_family(tmp_path):
+    from huebench.runs.runner import evaluate
+
+    res = evaluate(
+        "gencolor-diagnostic",
+        "none",
+        out=tmp_path / "d",
+        no_cache=True,
+        progress=False,
+        quick=True,
+        family="analytic,textured",
+        limit=40,
+    )
+    m = res.metrics
+    assert set(m["by_family"]) == {"analytic"} or set(m["by_family"]) <= {"analytic", "textured"}
+    fam = m["by_family"]["analytic"]
+    assert set(fam) == {"huebench", "paper"}
+    assert {"exact_mask", "offline_mask", "false_accepts", "by_material", "by_step"} <= set(fam["huebench"])
+    assert m["worst_family"]["family"] in m["by_family"]
+    rec = res.records[0]
+    assert rec["other_scorers"]["paper"].keys() >= {"exact", "offline", "far_accepted"}
+    assert rec["target"] == rec["color"] and rec["truth_rgb"] == rec["rgb"]  # analytic: the albedo shows
+    html = (tmp_path / "d" / "report.html").read_text()
+    assert "Accuracy by image family, both scorers" in html
+    with pytest.raises(HuebenchError, match="unknown image family 'photo'"):
+        evaluate("gencolor-diagnostic", "none", out=tmp_path / "e", no_cache=True, progress=False, family="photo")
