@@ -153,7 +153,7 @@ def main() -> None:
 
         if args.variant:
             print("variants")
-            table({v.split("=", 1)[0]: eval(v.split("=", 1)[1]) for v in args.variant})  # noqa: S307 - study CLI
+            table({v.split("=", 1)[0]: eval(v.split("=", 1)[1]) for v in args.variant})
         for setting, values in SETTINGS.items():
             if args.setting and setting not in args.setting:
                 continue

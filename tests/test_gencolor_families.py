@@ -4,7 +4,7 @@ real-photograph objects and a reproducible scorer config."""
 import numpy as np
 import pytest
 
-from huebench.benchmarks.gencolor import families as F
+from huebench.benchmarks.gencolor import families as fam
 from huebench.benchmarks.gencolor.scoring import SCORER_VERSION, ColorScorer
 from huebench.color import load_system, srgb_to_lab
 from huebench.errors import HuebenchError
@@ -13,25 +13,25 @@ L2 = [c for c in load_system("iscc-nbs-l2")]
 
 
 def test_family_sample_counts_and_labels():
-    counts = {f: len(F.family_samples(f, L2)) for f in F.FAMILIES if f != "mitsuba"}
+    counts = {f: len(fam.family_samples(f, L2)) for f in fam.FAMILIES if f != "mitsuba"}
     assert counts == {
-        "analytic": 29 * len(F.ANALYTIC_SETUPS),
-        "processed": 29 * len(F.PROCESSING),
-        "textured": 29 * 2 * len(F.TEXTURES),
-        "illuminant": 29 * 2 * len(F.ILLUMINANTS),
+        "analytic": 29 * len(fam.ANALYTIC_SETUPS),
+        "processed": 29 * len(fam.PROCESSING),
+        "textured": 29 * 2 * len(fam.TEXTURES),
+        "illuminant": 29 * 2 * len(fam.ILLUMINANTS),
     }
-    assert len(F.ANALYTIC_SETUPS) == 12 and len(F.PROCESSING) == 16 and len(F.ILLUMINANTS) == 4
+    assert len(fam.ANALYTIC_SETUPS) == 12 and len(fam.PROCESSING) == 16 and len(fam.ILLUMINANTS) == 4
     for f in counts:
-        samples = F.family_samples(f, L2)
+        samples = fam.family_samples(f, L2)
         assert {s["material"] for s in samples} == {"diffuse", "glossy"}
         assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
     with pytest.raises(HuebenchError, match="unknown image family 'photos'"):
-        F.family_samples("photos", L2)
+        fam.family_samples("photos", L2)
 
 
 def test_family_images_are_deterministic_and_masks_exact():
-    s = F.family_samples("textured", L2[:3])[4]
-    a, b = F.make_image(s, size=48), F.make_image(s, size=48)
+    s = fam.family_samples("textured", L2[:3])[4]
+    a, b = fam.make_image(s, size=48), fam.make_image(s, size=48)
     assert np.array_equal(a.image, b.image) and np.array_equal(a.mask, b.mask) and a.truth == b.truth
     assert a.image.shape == (48, 48, 3) and 200 < a.mask.sum() < 48 * 48
     assert a.truth == tuple(s["rgb"])  # a print is not part of the truth
@@ -39,32 +39,30 @@ def test_family_images_are_deterministic_and_masks_exact():
 
 def test_a_lambert_patch_shows_its_albedo_where_it_is_lit():
     rgb = (180, 60, 40)
-    radiance, mask, exposure = F.shade("sphere", rgb, F.Shading(noise=0), size=64)
+    radiance, mask, exposure = fam.shade("sphere", rgb, fam.Shading(noise=0), size=64)
     lit = radiance[mask] * exposure
     lum = lit @ np.array([0.2126, 0.7152, 0.0722])
     top = lit[(lum >= np.quantile(lum, 0.85)) & (lum <= np.quantile(lum, 0.95))].mean(axis=0)
-    from huebench.color import delta_e, srgb_to_lab
-
-    from huebench.color import linear_to_srgb
+    from huebench.color import delta_e, linear_to_srgb, srgb_to_lab
 
     assert float(delta_e(srgb_to_lab(linear_to_srgb(top)), srgb_to_lab(np.array(rgb) / 255.0))) < 3.0
 
 
 def test_colour_steps_change_the_truth_and_pixel_steps_keep_it():
-    base = F._analytic("sphere", (40, 120, 200), F.Shading(), 48, 0)
-    warm = F.process(base, ("wb-warm",), 0)
+    base = fam._analytic("sphere", (40, 120, 200), fam.Shading(), 48, 0)
+    warm = fam.process(base, ("wb-warm",), 0)
     assert warm.truth[0] > base.truth[0] and warm.truth[2] < base.truth[2]
-    assert F.process(base, ("jpeg50",), 0).truth == base.truth
-    small = F.process(base, ("downscale2",), 0)
+    assert fam.process(base, ("jpeg50",), 0).truth == base.truth
+    small = fam.process(base, ("downscale2",), 0)
     assert small.image.shape == (24, 24, 3) and small.mask.shape == (24, 24)
     with pytest.raises(HuebenchError, match="unknown processing step 'sepia'"):
-        F.process(base, ("sepia",), 0)
+        fam.process(base, ("sepia",), 0)
 
 
 def test_grey_world_balances_a_coloured_light():
-    s = next(x for x in F.family_samples("illuminant", L2) if x["light"] == "A" and x["color"] == "Gray")
-    raw = F.make_image({**s, "white_balance": False}, size=48)
-    balanced = F.make_image({**s, "white_balance": True}, size=48)
+    s = next(x for x in fam.family_samples("illuminant", L2) if x["light"] == "A" and x["color"] == "Gray")
+    raw = fam.make_image({**s, "white_balance": False}, size=48)
+    balanced = fam.make_image({**s, "white_balance": True}, size=48)
     assert raw.truth[0] - raw.truth[2] > 60  # a camera without white balance sees A's orange
     assert abs(balanced.truth[0] - balanced.truth[2]) < 25  # grey world takes most of it back
 

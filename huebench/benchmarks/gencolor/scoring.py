@@ -52,10 +52,10 @@ from huebench.errors import HuebenchError
 __all__ = [
     "CANDIDATE_RULES",
     "DEFAULT_K",
-    "SCORERS",
-    "SCORER_VERSION",
     "HUE_THRESHOLD",
     "JND",
+    "SCORERS",
+    "SCORER_VERSION",
     "ColorScore",
     "ColorScorer",
     "albedo_saturation",
