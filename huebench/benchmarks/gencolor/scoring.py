@@ -129,10 +129,6 @@ RIM_BAND = (1, 3)
 #: the veil has the surroundings' colour (per channel) rather than their mean as white: under a
 #: coloured light, or among coloured surroundings, that is what a glossy surface reflects
 VEIL_COLOR = True
-#: the specular steps (fitted floor, diffuse line) only on surfaces the gloss test calls glossy: on a
-#: matte surface they can only add error — the diffuse line's upper saturation quantile of noisy
-#: pixels lies above the albedo's, and the colour comes out more saturated than the object
-SPECULAR_GATE = False
 #: the object's main colour: pixels whose chromaticity (linear RGB over its sum, which shading does
 #: not move) is far from the most common one — a print, a second colour, a highlight — are left out;
 #: the value is the share of the lit pixels always kept (None: all pixels are the object's colour)
@@ -167,6 +163,8 @@ class ColorScore:
     #: chroma of the dominant colour minus the 99th percentile of the object's pixel chroma (before
     #: any correction): > 0 when the scorer inferred a colour more saturated than the pixels show
     chroma_excess: float | None = None
+    #: the veil per channel (linear RGB); ``veil`` is its mean
+    veil_rgb: list[float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -200,7 +198,6 @@ class ColorScorer:
         rim_ratio: float | None = RIM_RATIO,
         rim_band: tuple[int, int] = RIM_BAND,
         veil_color: bool = VEIL_COLOR,
-        specular_gate: bool = SPECULAR_GATE,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -218,7 +215,6 @@ class ColorScorer:
         self.rim_ratio = None if rim_ratio is None else float(rim_ratio)
         self.rim_band = (int(rim_band[0]), int(rim_band[1]))
         self.veil_color = bool(veil_color)
-        self.specular_gate = bool(specular_gate)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
         self.main_color = None if main_color is None else float(main_color)
@@ -276,7 +272,6 @@ class ColorScorer:
             "rim_ratio": self.rim_ratio,
             "rim_band": list(self.rim_band),
             "veil_color": self.veil_color,
-            "specular_gate": self.specular_gate,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -288,15 +283,12 @@ class ColorScorer:
         c = parse(target)
         return [c, *[n.color for n in self.system.nearest(c, self.k)]]
 
-    def score_pixels(
-        self, rgb_pixels: ArrayLike, target: str, *, veil: Any = None, glossy: bool | None = None
-    ) -> ColorScore:
+    def score_pixels(self, rgb_pixels: ArrayLike, target: str, *, veil: Any = None) -> ColorScore:
         """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``.
 
         ``veil``: white light (linear RGB) the surface reflects everywhere, known from outside the
         pixels (:meth:`score_image` sets it for glossy surfaces, :func:`specular_veil`); it is
-        removed first and replaces the fitted floor of the "dichromatic" step. ``glossy=False``
-        (the image's gloss test said matte) skips the specular steps; None: they run."""
+        removed first and replaces the fitted floor of the "dichromatic" step."""
         px = np.asarray(rgb_pixels).reshape(-1, 3)
         cands = self.candidates(target)
         t = cands[0]
@@ -320,15 +312,18 @@ class ColorScorer:
         px8 = px.astype(np.uint8) if px.dtype != np.uint8 else px
         lab_raw = srgb_to_lab(px8[_fit_sample(len(px8))])
         chroma_p99 = float(np.quantile(np.hypot(lab_raw[:, 1], lab_raw[:, 2]), 0.99))
+        # the main colour is chosen on the pixels as they are: a veil taken off pushes the darkest
+        # channel of saturated pixels to the clip at 0, and their hue with it
+        main = main_color_pixels(px8, keep=self.main_color) if self.main_color is not None else None
         if veil is not None:
             px8 = remove_veil(px8, veil)
             lab_veiled = srgb_to_lab(px8[_fit_sample(len(px8))])
             bound_p99 = float(np.quantile(np.hypot(lab_veiled[:, 1], lab_veiled[:, 2]), 0.99))
         else:
             bound_p99 = chroma_p99
-        if self.main_color is not None:
-            px8 = px8[main_color_pixels(px8, keep=self.main_color)]
-        for step in (self.specular or "").split("+") if glossy is not False else ():
+        if main is not None:
+            px8 = px8[main]
+        for step in (self.specular or "").split("+"):
             if step == "dichromatic" and veil is not None:
                 continue  # the veil is the floor this step would fit
             if step == "dichromatic":
@@ -414,6 +409,7 @@ class ColorScorer:
             best,
             None if veil is None else float(np.mean(veil)),
             round(excess, 3),
+            None if veil is None else [float(v) for v in np.broadcast_to(np.asarray(veil, dtype=np.float64), (3,))],
         )
 
     def score_image(
@@ -432,19 +428,16 @@ class ColorScorer:
 
             eroded = ndimage.binary_erosion(m, iterations=self.erode)
             inner = eroded if eroded.sum() >= self.min_pixels else m
-        veil, glossy = None, None
-        if inner.sum() >= self.min_pixels and (self.fresnel is not None or self.specular_gate):
+        veil = None
+        if self.fresnel is not None and inner.sum() >= self.min_pixels:
             glossy = surface_looks_glossy(img, m, uniformity=self.gloss_uniformity, smooth=self.gloss_smooth)
-        if glossy and self.fresnel is not None:
-            rim = None if self.rim_ratio is None else rim_saturation(img, m, band=self.rim_band)
-            if self.rim_ratio is None or (rim is not None and rim < self.rim_ratio):
+            rim = None if self.rim_ratio is None or not glossy else rim_saturation(img, m, band=self.rim_band)
+            if glossy and (self.rim_ratio is None or (rim is not None and rim < self.rim_ratio)):
                 around = surround_radiance(img, m, per_channel=self.veil_color)
                 veil = None if around is None else self.fresnel * around
-        if not self.specular_gate:
-            glossy = None  # the specular steps run on every surface, as before the gate
         if self.smooth > 0 and inner.any():
-            return self.score_pixels(smooth_within(img, inner, self.smooth), target, veil=veil, glossy=glossy), m
-        return self.score_pixels(img[inner], target, veil=veil, glossy=glossy), m
+            return self.score_pixels(smooth_within(img, inner, self.smooth), target, veil=veil), m
+        return self.score_pixels(img[inner], target, veil=veil), m
 
 
 def looks_glossy(
@@ -586,8 +579,9 @@ def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[
     Chromaticity (linear RGB over its sum) does not change with shading, so one albedo is one
     point, spread by noise that grows as pixels darken. The main colour is the densest chromaticity
     of the brighter half; a pixel is kept when it lies within the radius that holds ``keep`` of the
-    brighter half (at least 2.5 × their median distance: a uniform object loses nothing to noise),
-    widened for darker pixels as their noise grows."""
+    brighter half — at least 3.5 × their median distance and 0.01 (a few degrees of hue for a
+    saturated colour), so a uniform object loses nothing to noise or 8-bit steps — widened for
+    darker pixels in proportion as their noise grows."""
     from scipy import ndimage
 
     from huebench.color import srgb_to_linear
@@ -618,8 +612,8 @@ def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[
         off = off - (off @ axis)[:, None] * axis
     dist = np.linalg.norm(off, axis=1)
     d_bright = dist[bright]
-    radius = max(float(np.quantile(d_bright, keep)), 2.5 * float(np.median(d_bright)), 1e-4)
-    widen = np.sqrt(np.maximum(np.median(total[bright]) / np.maximum(total, 1e-6), 1.0))
+    radius = max(float(np.quantile(d_bright, keep)), 3.5 * float(np.median(d_bright)), 0.01)
+    widen = np.maximum(np.median(total[bright]) / np.maximum(total, 1e-6), 1.0)
     kept = dist <= radius * widen
     return kept if kept.sum() >= 20 else np.ones(len(lin), dtype=bool)
 
