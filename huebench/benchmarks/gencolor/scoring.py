@@ -334,10 +334,8 @@ class ColorScorer:
                 px8 = px8[diffuse_pixels(px8, rule=step)]
         window = self.lightness_window
         if window is not None and len(px8) >= 10:
-            from huebench.color import srgb_to_linear
-
             sample = px8[_fit_sample(len(px8))]
-            if not has_shading(srgb_to_linear(sample.astype(np.float64) / 255.0)):
+            if not has_shading(_linear8(sample)):
                 window = None  # a flat (noisy) surface is all lit: a window would only pick noise
         if self.dominant == "paper":
             dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
@@ -422,22 +420,35 @@ class ColorScorer:
         m = segment_offline(img) if mask is None else np.asarray(mask).astype(bool)
         if m.shape != img.shape[:2]:
             raise HuebenchError(f"mask shape {m.shape} does not match image {img.shape[:2]}")
+        depth = mask_depth(m)  # one transform serves the erosion, the gloss test and the rim
         inner = m
         if self.erode > 0:
-            from scipy import ndimage
-
-            eroded = ndimage.binary_erosion(m, iterations=self.erode)
+            eroded = depth > self.erode
             inner = eroded if eroded.sum() >= self.min_pixels else m
         veil = None
         if self.fresnel is not None and inner.sum() >= self.min_pixels:
-            glossy = surface_looks_glossy(img, m, uniformity=self.gloss_uniformity, smooth=self.gloss_smooth)
-            rim = None if self.rim_ratio is None or not glossy else rim_saturation(img, m, band=self.rim_band)
+            glossy = surface_looks_glossy(
+                img, m, uniformity=self.gloss_uniformity, smooth=self.gloss_smooth, depth=depth
+            )
+            rim = None
+            if self.rim_ratio is not None and glossy:
+                rim = rim_saturation(img, m, band=self.rim_band, depth=depth)
             if glossy and (self.rim_ratio is None or (rim is not None and rim < self.rim_ratio)):
                 around = surround_radiance(img, m, per_channel=self.veil_color)
                 veil = None if around is None else self.fresnel * around
         if self.smooth > 0 and inner.any():
             return self.score_pixels(smooth_within(img, inner, self.smooth), target, veil=veil), m
         return self.score_pixels(img[inner], target, veil=veil), m
+
+
+def mask_depth(mask: NDArray[np.bool_]) -> NDArray[np.int32]:
+    """How many pixels in from the mask's edge each pixel lies: ``mask_depth(m) > k`` is ``m``
+    eroded k times with the 4-neighbour cross (outside the image counts as outside the mask), as
+    ``scipy.ndimage.binary_erosion(m, iterations=k)`` gives, for every k from one transform."""
+    from scipy import ndimage
+
+    padded = np.pad(np.asarray(mask, dtype=bool), 1)
+    return ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
 
 
 def looks_glossy(
@@ -453,11 +464,10 @@ def looks_glossy(
     chroma to tell reflected white from the body colour; so do flat patches (:func:`has_shading`),
     whose saturations spread with pixel noise alone.
     """
-    from huebench.color import srgb_to_linear
 
     rgb8 = np.asarray(rgb8)[_fit_sample(len(rgb8))]
     rgb8 = rgb8[(rgb8 < 254).all(axis=1)]  # a clipped channel lowers saturation as white would
-    lin = srgb_to_linear(rgb8.astype(np.float64) / 255.0)
+    lin = _linear8(rgb8)
     grey = lin.mean(axis=1)
     lit = grey >= np.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
     if lit.sum() < 20:
@@ -474,29 +484,31 @@ def looks_glossy(
 
 
 def rim_saturation(
-    image: NDArray[np.uint8], mask: NDArray[np.bool_], *, band: tuple[int, int] = RIM_BAND
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    band: tuple[int, int] = RIM_BAND,
+    depth: NDArray[np.int32] | None = None,
 ) -> float | None:
     """Median saturation (linear RGB) of the mask's silhouette band — 1 to 3 pixels in — over the
     90th percentile of the interior's, on pixels that are neither clipped nor among the darkest
     quarter (noise). ``None`` when either part is too small to tell (see :data:`RIM_RATIO`)."""
-    from scipy import ndimage
-
-    from huebench.color import srgb_to_linear
 
     m = np.asarray(mask, dtype=bool)
-    e1, e3 = ndimage.binary_erosion(m, iterations=band[0]), ndimage.binary_erosion(m, iterations=band[1])
-    img = np.asarray(image)
-    lin = srgb_to_linear(img.astype(np.float64) / 255.0)
-    grey = lin.mean(axis=-1)
+    d = (mask_depth(m) if depth is None else depth)[m]  # the mask's pixels only
+    e1, e3 = d > band[0], d > band[1]
     if not e3.any():
         return None
-    usable = ~(img >= 254).any(axis=-1) & (grey > np.quantile(grey[m], 0.25))
+    px = np.asarray(image)[m]
+    lin = _linear8(px)
+    grey = lin.mean(axis=-1)
+    usable = ~(px >= 254).any(axis=-1) & (grey > np.quantile(grey, 0.25))
     sat = np.linalg.norm(lin - grey[..., None], axis=-1) / np.maximum(grey, 1e-6)
     inner, band = sat[e3 & usable], sat[e1 & ~e3 & usable]
     if len(inner) < 20 or len(band) < 10:
         return None
     top = float(np.quantile(inner, 0.9))
-    return float(np.median(band)) / top if top > 0 else None
+    return _median(band) / top if top > 0 else None
 
 
 def surround_radiance(
@@ -507,12 +519,10 @@ def surround_radiance(
     than 50 pixels are left."""
     from scipy import ndimage
 
-    from huebench.color import srgb_to_linear
-
     outside = ~ndimage.binary_dilation(mask, iterations=gap) if gap > 0 else ~mask
     if outside.sum() < 50:
         return None
-    lin = srgb_to_linear(np.asarray(image)[outside].astype(np.float64) / 255.0)
+    lin = _linear8(np.asarray(image)[outside])
     return lin.mean(axis=0) if per_channel else float(lin.mean())
 
 
@@ -549,13 +559,13 @@ def surface_looks_glossy(
     uniformity: float = GLOSS_UNIFORMITY,
     interior: int = ERODE + 1,
     smooth: float = GLOSS_SMOOTH,
+    depth: NDArray[np.int32] | None = None,
 ) -> bool:
     """:func:`looks_glossy` on the mask's interior (``interior`` pixels in: the edge mixes in the
-    backdrop), after an in-mask blur of σ ``smooth`` (noise and fine texture out, reflections in)."""
-    from scipy import ndimage
-
+    backdrop), after an in-mask blur of σ ``smooth`` (noise and fine texture out, reflections in).
+    ``depth``: :func:`mask_depth` of the mask, when the caller has it."""
     m = np.asarray(mask, dtype=bool)
-    inner = ndimage.binary_erosion(m, iterations=interior) if interior > 0 else m
+    inner = ((mask_depth(m) if depth is None else depth) > interior) if interior > 0 else m
     if inner.sum() < 20:
         return False
     px = smooth_within(np.asarray(image), inner, smooth) if smooth > 0 else np.asarray(image)[inner]
@@ -564,12 +574,12 @@ def surface_looks_glossy(
 
 def remove_veil(rgb8: NDArray[np.uint8], veil: Any) -> NDArray[np.uint8]:
     """Subtract a veil (linear RGB: one value for white, or one per channel) from every pixel."""
-    from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.color import linear_to_srgb
 
     veil = np.asarray(veil, dtype=np.float64)
     if veil.shape not in ((), (3,)) or not np.all(veil >= 0):
         raise HuebenchError(f"veil must be a non-negative linear radiance, got {veil!r}")
-    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    lin = _linear8(rgb8)
     return np.round(linear_to_srgb(np.clip(lin - veil, 0.0, 1.0)) * 255.0).astype(np.uint8)
 
 
@@ -584,23 +594,22 @@ def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[
     darker pixels in proportion as their noise grows."""
     from scipy import ndimage
 
-    from huebench.color import srgb_to_linear
-
-    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    lin = _linear8(rgb8)
     total = lin.sum(axis=1)
     chrom = lin / np.maximum(total, 1e-6)[:, None]
-    bright = total >= np.median(total)
+    mid_total = _median(total)
+    bright = total >= mid_total
     if bright.sum() < 20:
         return np.ones(len(lin), dtype=bool)
     xy = chrom[bright][:, :2]
-    lo, hi = np.quantile(xy, 0.01, axis=0), np.quantile(xy, 0.99, axis=0)
-    hist, ex, ey = np.histogram2d(xy[:, 0], xy[:, 1], bins=24, range=[[lo[0], hi[0] + 1e-9], [lo[1], hi[1] + 1e-9]])
-    hist = ndimage.gaussian_filter(hist, 1.0)
-    i, j = np.unravel_index(int(np.argmax(hist)), hist.shape)
-    near = xy[
-        (np.abs(xy[:, 0] - 0.5 * (ex[i] + ex[i + 1])) <= 1.5 * (ex[1] - ex[0]))
-        & (np.abs(xy[:, 1] - 0.5 * (ey[j] + ey[j + 1])) <= 1.5 * (ey[1] - ey[0]))
-    ]
+    lo, hi = np.quantile(xy, [0.01, 0.99], axis=0)
+    width = (hi - lo + 1e-9) / 24  # a 24 × 24 histogram over the central 98 %, then smoothed
+    cell = np.floor((xy - lo) / width).astype(np.int64)
+    inside = np.all((cell >= 0) & (cell < 24), axis=1)
+    hist = np.bincount(cell[inside, 0] * 24 + cell[inside, 1], minlength=24 * 24).reshape(24, 24)
+    hist = ndimage.gaussian_filter(hist.astype(np.float64), 1.0)
+    peak = np.array(np.unravel_index(int(np.argmax(hist)), hist.shape))
+    near = xy[np.all(np.abs(xy - (lo + (peak + 0.5) * width)) <= 1.5 * width, axis=1)]
     mode = np.median(near if len(near) else xy, axis=0)
     mode3 = np.array([mode[0], mode[1], 1.0 - mode.sum()])
     off = chrom - mode3
@@ -611,9 +620,9 @@ def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[
         axis /= np.linalg.norm(axis)
         off = off - (off @ axis)[:, None] * axis
     dist = np.linalg.norm(off, axis=1)
-    d_bright = dist[bright]
-    radius = max(float(np.quantile(d_bright, keep)), 3.5 * float(np.median(d_bright)), 0.01)
-    widen = np.maximum(np.median(total[bright]) / np.maximum(total, 1e-6), 1.0)
+    q_keep, q_mid = np.quantile(dist[bright], [keep, 0.5])
+    radius = max(float(q_keep), 3.5 * float(q_mid), 0.01)
+    widen = np.maximum(_median(total[bright]) / np.maximum(total, 1e-6), 1.0)
     kept = dist <= radius * widen
     return kept if kept.sum() >= 20 else np.ones(len(lin), dtype=bool)
 
@@ -624,12 +633,19 @@ def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: floa
     shrink; shading, which the specular and lightness steps rely on, stays."""
     from scipy import ndimage
 
-    from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.color import linear_to_srgb
 
+    mask = np.asarray(mask, dtype=bool)
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(rows):  # only the mask's box and the kernel's reach matter: outside it every weight is 0
+        reach = int(4.0 * sigma + 0.5) + 1  # scipy's kernel radius (truncate 4) and one more
+        r0, r1 = max(rows[0] - reach, 0), min(rows[-1] + reach + 1, mask.shape[0])
+        c0, c1 = max(cols[0] - reach, 0), min(cols[-1] + reach + 1, mask.shape[1])
+        image, mask = np.asarray(image)[r0:r1, c0:c1], mask[r0:r1, c0:c1]
     w = mask.astype(np.float64)
-    lin = srgb_to_linear(np.asarray(image, dtype=np.float64) / 255.0) * w[..., None]
+    lin = _linear8(image) * w[..., None]
     norm = ndimage.gaussian_filter(w, sigma)
-    out = np.stack([ndimage.gaussian_filter(lin[..., c], sigma) for c in range(3)], axis=-1)
+    out = ndimage.gaussian_filter(lin, (sigma, sigma, 0.0))  # the three channels in one call
     out = out[mask] / np.maximum(norm[mask], 1e-9)[:, None]
     return np.round(linear_to_srgb(np.clip(out, 0.0, 1.0)) * 255.0).astype(np.uint8)
 
@@ -642,8 +658,36 @@ def _fit_sample(n: int) -> NDArray[np.intp]:
     return np.arange(n) if n <= FIT_PIXELS else np.linspace(0, n - 1, FIT_PIXELS).astype(np.intp)
 
 
+def _linear8(rgb8: ArrayLike) -> NDArray[np.float64]:
+    """Linear RGB of 8-bit sRGB pixels by table look-up: the same values as
+    ``srgb_to_linear(x / 255)`` (the table is made by it), without the per-call arithmetic."""
+    from huebench.color import srgb_to_linear
+    from huebench.color.conversions import _srgb8_lut
+
+    x = np.asarray(rgb8)
+    return _srgb8_lut()[x] if x.dtype == np.uint8 else srgb_to_linear(x.astype(np.float64) / 255.0)
+
+
+def _median(x: NDArray[np.float64]) -> float:
+    """``np.median`` of a 1-D array, the same value, without its dispatch overhead: the scorer
+    takes a few dozen medians of small arrays per image, and that overhead was most of their cost."""
+    n = len(x)
+    if n == 0:
+        return float("nan")
+    k = n // 2
+    if n % 2:
+        return float(np.partition(x, k)[k])
+    part = np.partition(x, [k - 1, k])
+    return float((part[k - 1] + part[k]) / 2)
+
+
 def _spread(x: NDArray[np.float64]) -> float:
-    return float(1.4826 * np.median(np.abs(x - np.median(x))))
+    return float(1.4826 * _median(np.abs(x - _median(x))))
+
+
+def _cross(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``np.cross`` of two 3-vectors, the same arithmetic without its general-shape overhead."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def _noise_directions(lin: NDArray[np.float64]) -> list[NDArray[np.float64]]:
@@ -654,9 +698,9 @@ def _noise_directions(lin: NDArray[np.float64]) -> list[NDArray[np.float64]]:
     chroma = mean - (mean @ w) * w
     n = np.linalg.norm(chroma)
     if n > 1e-3 * max(float(mean.mean()), 1e-6) and n > 1e-6:
-        return [np.cross(chroma / n, w)]
+        return [_cross(chroma / n, w)]
     e1 = np.array([1.0, -1.0, 0.0]) / np.sqrt(2.0)
-    return [e1, np.cross(w, e1)]
+    return [e1, _cross(w, e1)]
 
 
 def has_shading(lin: NDArray[np.float64], factor: float = 3.0) -> bool:
@@ -685,9 +729,8 @@ def _fit_pixels(
     """What both specular corrections estimate from: every pixel in linear RGB, and for a fixed
     sample of them the grey component, the distance from the grey axis and the usable pixels (not
     clipped, above the darkest 10 %). ``None`` when there is nothing glossy to fit."""
-    from huebench.color import srgb_to_linear
 
-    lin_all = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    lin_all = _linear8(rgb8)
     idx = _fit_sample(len(lin_all))  # the fit needs a sample; the correction goes to every pixel
     lin = lin_all[idx]
     grey = lin.mean(axis=1)
@@ -719,7 +762,7 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MI
     sat = perp / np.maximum(par, 1e-6)
     # near-grey pixels (a mask that caught some background) would pose as pure specular and pull
     # the floor up: the fit uses pixels at least half as saturated as the typical one
-    use &= sat >= 0.5 * np.median(sat[use])
+    use &= sat >= 0.5 * _median(sat[use])
     x, y = perp[use], par[use]
     lo, hi = np.quantile(y, [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: no shading range to tell a floor from the albedo
@@ -733,7 +776,7 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MI
         slope = float(np.mean((xk - xk.mean()) * (yk - yk.mean()))) / var
         intercept = float(yk.mean() - slope * xk.mean())
         r = y - (slope * x + intercept)
-        mad = 1.4826 * np.median(np.abs(r[keep] - np.median(r[keep]))) + 1e-9
+        mad = 1.4826 * _median(np.abs(r[keep] - _median(r[keep]))) + 1e-9
         keep = np.abs(r) <= 2.5 * mad
         if keep.sum() < 10:
             break
@@ -749,7 +792,7 @@ def _saturation_from_fit(fit: tuple[NDArray[np.float64], ...], quantile: float) 
     lo, hi = np.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return None
-    use = use & (sat >= 0.5 * np.median(sat[use]))
+    use = use & (sat >= 0.5 * _median(sat[use]))
     return float(np.quantile(sat[use], quantile))
 
 
@@ -779,7 +822,7 @@ def diffuse_reconstruction(
     known material; ``benchmarks/scorer_study.py --oracle`` gives the renders' true albedo to
     measure how much of the remaining error is the estimate's).
     """
-    from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.color import linear_to_srgb
 
     if saturation is None:
         fit = _fit_pixels(rgb8, min_saturation)
@@ -791,7 +834,7 @@ def diffuse_reconstruction(
     else:
         if not saturation > 0:
             raise HuebenchError(f"saturation must be positive, got {saturation!r}")
-        lin_all = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+        lin_all = _linear8(rgb8)
     perp = lin_all - lin_all.mean(axis=1)[:, None]
     norm = np.linalg.norm(perp, axis=1)
     out = np.clip(perp + (norm / saturation)[:, None], 0.0, 1.0)
@@ -806,9 +849,8 @@ def diffuse_pixels(rgb8: NDArray[np.uint8], *, rule: str = "mode", min_keep: int
     white and lowers it. ``mode`` keeps pixels near the most common saturation of the brighter
     half (the diffuse surface, robust to noise); ``top`` keeps the more saturated half.
     """
-    from huebench.color import srgb_to_linear
 
-    lin = srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
+    lin = _linear8(rgb8)
     mean = lin.mean(axis=1)
     sat = np.linalg.norm(lin - mean[:, None], axis=1) / np.maximum(mean, 1e-4)
     valid = mean >= np.quantile(mean, 0.5)  # shadows: noisy ratios
