@@ -197,11 +197,28 @@ def test_diagnostic_reports_both_scorers_per_family(tmp_path):
     fam = m["by_family"]["analytic"]
     assert set(fam) == {"huebench", "paper"}
     assert {"exact_mask", "offline_mask", "false_accepts", "by_material", "by_step"} <= set(fam["huebench"])
+    steps = fam["huebench"]["by_step"]
+    assert sum(v["n"] for v in steps.values()) == fam["huebench"]["exact_mask"]["n"]
+    assert all({"exact", "offline", "n"} <= set(v) for v in steps.values())
     assert m["worst_family"]["family"] in m["by_family"]
     rec = res.records[0]
     assert rec["other_scorers"]["paper"].keys() >= {"exact", "offline", "far_accepted"}
     assert rec["target"] == rec["color"] and rec["truth_rgb"] == rec["rgb"]  # analytic: the albedo shows
     html = (tmp_path / "d" / "report.html").read_text()
-    assert "Accuracy by image family, both scorers" in html
+    assert "Accuracy by image family, both scorers" in html and "Accuracy by family, material and step" in html
     with pytest.raises(HuebenchError, match="unknown image family 'photo'"):
         evaluate("gencolor-diagnostic", "none", out=tmp_path / "e", no_cache=True, progress=False, family="photo")
+
+
+def test_the_held_out_recolored_family_paints_real_photographs():
+    pytest.importorskip("skimage")
+    from huebench.benchmarks.gencolor.photos import load_photo_objects
+
+    samples = fam.family_samples("recolored", L2[:2])
+    assert len(samples) == 2 * (len(load_photo_objects()) - len(fam.RECOLOR_SKIPPED)) == 30
+    s = next(x for x in samples if x["object"] == "saucer")
+    img = fam.make_image(s, size=48)
+    assert max(img.image.shape[:2]) <= 72 and img.mask.sum() > 200 and img.truth == tuple(s["rgb"])
+    lab = srgb_to_lab(img.image[img.mask])
+    assert abs(np.median(lab[:, 1]) - srgb_to_lab(np.array(s["rgb"], dtype=np.uint8))[1]) < 15  # repainted
+    assert "recolored" not in fam.FAMILIES  # held out of "all": it played no part in choosing defaults

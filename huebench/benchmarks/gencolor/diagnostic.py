@@ -21,7 +21,13 @@ from typing import Any
 import numpy as np
 
 from huebench.benchmarks.base import Benchmark, Sample
-from huebench.benchmarks.gencolor.families import FAMILIES, KnownColorImage, family_samples, make_image
+from huebench.benchmarks.gencolor.families import (
+    FAMILIES,
+    HELD_OUT_FAMILIES,
+    KnownColorImage,
+    family_samples,
+    make_image,
+)
 from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS, RenderSpec, render
 from huebench.benchmarks.gencolor.scoring import SCORERS, ColorScorer
 from huebench.color import delta_e, load_system
@@ -68,10 +74,12 @@ class Diagnostic(Benchmark):
         if system not in PAPER_ACCURACY:
             raise HuebenchError(f"the diagnostic covers css3 and iscc-nbs-l2, got {system!r}")
         families = FAMILIES if family == "all" else tuple(f.strip() for f in str(family).split(","))
-        unknown = [f for f in families if f not in FAMILIES]
+        known = (*FAMILIES, *HELD_OUT_FAMILIES)
+        unknown = [f for f in families if f not in known]
         if unknown or not families:
             raise HuebenchError(
-                f"unknown image family {', '.join(unknown) or family!r}: use all or any of {', '.join(FAMILIES)} (comma-separated)"
+                f"unknown image family {', '.join(unknown) or family!r}: use all or any of "
+                f"{', '.join(known)} (comma-separated; {', '.join(HELD_OUT_FAMILIES)} is held out of all)"
             )
         size = int(size or (48 if quick else 64))
         spp = int(spp or (16 if quick else 32))
@@ -254,20 +262,26 @@ class Diagnostic(Benchmark):
                 groups.setdefault(key(r), []).append(r)
             return dict(sorted(groups.items()))
 
+        def by(key: Any, of: Sequence[dict[str, Any]], scorer: str) -> dict[str, dict[str, float]]:
+            """% correct per group, exact masks and offline segmentation."""
+            out = {}
+            for g, rs in grouped(key, of).items():
+                outcomes = np.array([self._outcomes(r, scorer)[:2] for r in rs], dtype=float)
+                out[g] = {
+                    "exact": 100.0 * outcomes[:, 0].mean(),
+                    "offline": 100.0 * outcomes[:, 1].mean(),
+                    "n": len(rs),
+                }
+            return out
+
         def summary(of: Sequence[dict[str, Any]], scorer: str) -> dict[str, Any]:
             outcomes = [self._outcomes(r, scorer) for r in of]
             return {
                 "exact_mask": pct([o[0] for o in outcomes]),
                 "offline_mask": pct([o[1] for o in outcomes]),
                 "false_accepts": pct([o[2] for o in outcomes]),
-                "by_material": {
-                    m: 100.0 * float(np.mean([self._outcomes(r, scorer)[0] for r in g]))
-                    for m, g in grouped(lambda r: r["material"], of).items()
-                },
-                "by_step": {
-                    st: 100.0 * float(np.mean([self._outcomes(r, scorer)[0] for r in g]))
-                    for st, g in grouped(lambda r: r["step"], of).items()
-                },
+                "by_material": by(lambda r: r["material"], of, scorer),
+                "by_step": by(lambda r: r["step"], of, scorer),
             }
 
         by_family = {
@@ -399,6 +413,18 @@ class Diagnostic(Benchmark):
                     "rows": family_rows,
                 },
                 note=f"worst family ({m['scorer']} scorer): {(m.get('worst_family') or {}).get('family')}; families: docs/gencolor.md",
+            ),
+            Section(
+                f"Accuracy by family, material and step ({m['scorer']} scorer)",
+                table={
+                    "columns": ["family", "material or step", "exact masks %", "offline segmentation %", "n"],
+                    "rows": [
+                        [fam, name, fmt_num(v["exact"], 1), fmt_num(v["offline"], 1), str(v["n"])]
+                        for fam, per in m.get("by_family", {}).items()
+                        for part in ("by_material", "by_step")
+                        for name, v in per[m["scorer"]][part].items()
+                    ],
+                },
             ),
             Section(
                 "Accuracy by object (exact masks)",

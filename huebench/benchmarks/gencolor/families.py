@@ -43,9 +43,20 @@ from numpy.typing import NDArray
 from huebench.color import linear_to_srgb, srgb_to_linear
 from huebench.errors import HuebenchError
 
-__all__ = ["FAMILIES", "ILLUMINANTS", "PROCESSING", "KnownColorImage", "family_samples", "make_image"]
+__all__ = [
+    "FAMILIES",
+    "HELD_OUT_FAMILIES",
+    "ILLUMINANTS",
+    "PROCESSING",
+    "KnownColorImage",
+    "family_samples",
+    "make_image",
+]
 
 FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
+#: families outside ``all``: made after every default was chosen, to judge the scorer on images
+#: that played no part in choosing anything (``--family recolored``; needs scikit-image)
+HELD_OUT_FAMILIES = ("recolored",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -435,9 +446,54 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                             "step": f"{light}{' + grey world' if balance else ''}",
                         }
                     )
+        elif family == "recolored":
+            from huebench.benchmarks.gencolor.photos import load_photo_objects
+
+            for i, o in enumerate(load_photo_objects()):
+                if o["object"] in RECOLOR_SKIPPED:
+                    continue
+                out.append(
+                    {
+                        **base,
+                        "photo": i,
+                        "object": o["object"].replace(" ", "-"),
+                        "material": o["material"],
+                        "step": o["image"],
+                    }
+                )
         else:
-            raise HuebenchError(f"unknown image family {family!r}; available: {', '.join(FAMILIES)} or all")
+            raise HuebenchError(
+                f"unknown image family {family!r}; available: {', '.join((*FAMILIES, *HELD_OUT_FAMILIES))} or all"
+            )
     return out
+
+
+#: photo objects too dark to carry their shading into another colour (median L* below 15)
+RECOLOR_SKIPPED = ("flag canton", "turtleneck", "cup exterior")
+
+
+def _recolored(index: int, rgb: Sequence[int], size: int) -> KnownColorImage:
+    """A real photograph's object repainted in one albedo: its own luminance (folds, texture,
+    shadows, reflections of its surroundings in their brightness) times the albedo, in linear
+    light, with the lit level (90th percentile of its luminance) at the albedo; the rest of the
+    photograph (a real, cluttered surround) as it is. Cropped around the object and downscaled
+    (area average, linear light) to at most ``size`` × 1.5 pixels a side."""
+    from huebench.benchmarks.gencolor.photos import load_photo_objects, photo_object
+
+    img, mask = photo_object(load_photo_objects()[index])
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    pad = max(rows[-1] - rows[0], cols[-1] - cols[0]) // 4 + 4
+    r0, r1 = max(rows[0] - pad, 0), min(rows[-1] + pad + 1, mask.shape[0])
+    c0, c1 = max(cols[0] - pad, 0), min(cols[-1] + pad + 1, mask.shape[1])
+    lin, m = _lin(img[r0:r1, c0:c1]), mask[r0:r1, c0:c1]
+    lum = lin @ _LUMA
+    shading = lum / max(float(np.quantile(lum[m], 0.9)), 1e-6)
+    painted = np.where(m[..., None], shading[..., None] * _lin(rgb), lin)
+    f = max(1, int(np.ceil(max(painted.shape[:2]) / (1.5 * size))))
+    h, w = (painted.shape[0] // f) * f, (painted.shape[1] // f) * f
+    small = painted[:h, :w].reshape(h // f, f, w // f, f, 3).mean(axis=(1, 3))
+    cover = m[:h, :w].reshape(h // f, f, w // f, f).mean(axis=(1, 3))
+    return KnownColorImage(_to8(linear_to_srgb(np.clip(small, 0, 1))), cover >= 0.5, tuple(int(v) for v in rgb))  # type: ignore[arg-type]
 
 
 def _grey_world(img: NDArray[np.uint8], truth: Sequence[int]) -> tuple[NDArray[np.uint8], tuple[int, int, int]]:
@@ -465,6 +521,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _textured(
             inputs["object"], rgb, inputs["texture"], inputs["second_rgb"], inputs["material"] == "glossy", size, s
         )
+    if family == "recolored":
+        return _recolored(int(inputs["photo"]), rgb, size)
     if family == "illuminant":
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
         lit = Shading(**{**shading.__dict__, "light": ILLUMINANTS[inputs["light"]]})

@@ -32,6 +32,19 @@ def load_photo_objects() -> list[dict]:
     return json.loads(json.dumps(_entries()))
 
 
+@functools.lru_cache(maxsize=8)
+def _photo(name: str) -> np.ndarray:
+    import skimage.data
+
+    image = getattr(skimage.data, name)()
+    if isinstance(image, tuple):  # stereo_motorcycle: (left, right, disparity)
+        image = image[0]
+    image = np.asarray(image)
+    if image.ndim == 2:
+        image = np.repeat(image[..., None], 3, axis=-1)
+    return np.ascontiguousarray(image[..., :3], dtype=np.uint8)
+
+
 def photo_object(entry: dict) -> tuple[np.ndarray, np.ndarray]:
     """The entry's photograph (uint8, H×W×3, any alpha dropped) and its mask (bool, H×W, union of the polygons)."""
     try:
@@ -40,16 +53,9 @@ def photo_object(entry: dict) -> tuple[np.ndarray, np.ndarray]:
     except ImportError as exc:
         raise HuebenchError("real-photo objects need scikit-image: pip install scikit-image") from exc
     name = entry["image"]
-    loader = getattr(skimage.data, name, None)
-    if loader is None:
+    if getattr(skimage.data, name, None) is None:
         raise HuebenchError(f"photo object {entry.get('object')!r}: skimage.data has no image {name!r}")
-    image = loader()
-    if isinstance(image, tuple):  # stereo_motorcycle: (left, right, disparity)
-        image = image[0]
-    image = np.asarray(image)
-    if image.ndim == 2:
-        image = np.repeat(image[..., None], 3, axis=-1)
-    image = np.ascontiguousarray(image[..., :3], dtype=np.uint8)
+    image = _photo(name).copy()
     mask = np.zeros(image.shape[:2], dtype=bool)
     for points in entry["polygons"]:
         xy = np.asarray(points, dtype=float)
