@@ -14,7 +14,10 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
 - ``textured`` — fabric-like weave, wrinkles and folds, printed stripes or dots of a second colour
   on 10–30 % of the object;
 - ``illuminant`` — a key light and environment of CIE A, 10,000 K, fluorescent FL11 or a green
-  tint, with and without a grey-world white balance.
+  tint, with and without a grey-world white balance;
+- ``recolored`` (held out of ``all``) — objects of real photographs (:mod:`photos`) repainted in
+  each albedo over their own luminance, in their real surroundings. It was made after every
+  default was chosen, so it judges the scorer on images that played no part in choosing anything.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -212,9 +215,7 @@ def _noisy8(srgb: NDArray[np.float64], sigma: float, rng: np.random.Generator) -
     return _to8(srgb + rng.normal(0.0, sigma / 255.0, srgb.shape) if sigma > 0 else srgb)
 
 
-def _analytic(
-    shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int, *, albedo_map: Callable[..., Any] | None = None
-) -> KnownColorImage:
+def _analytic(shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int) -> KnownColorImage:
     radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
     light = np.asarray(s.light)
     srgb = linear_to_srgb(np.clip(radiance * exposure, 0.0, None))
