@@ -12,6 +12,8 @@ them (exact masks) under each value of each scorer setting and prints
     python benchmarks/scorer_study.py --quick                       # ISCC-NBS L2, 48 px
     python benchmarks/scorer_study.py --quick --system css3
     python benchmarks/scorer_study.py --quick --setting fresnel     # one setting only
+    python benchmarks/scorer_study.py --quick --oracle              # the albedo-saturation study
+    python benchmarks/scorer_study.py --quick --flat-noise          # flat noisy patches
 
 docs/gencolor.md shows the tables.
 """
@@ -123,10 +125,18 @@ def main() -> None:
     ap.add_argument("--cache", default="/tmp/huebench-families")
     ap.add_argument("--setting", action="append", help="only these settings (default: all)")
     ap.add_argument("--variant", action="append", default=[], help="NAME=python-dict of options: an extra row")
+    ap.add_argument("--oracle", action="store_true", help="the albedo-saturation study on the Mitsuba renders")
+    ap.add_argument("--flat-noise", action="store_true", help="flat patches with pixel noise, every colour")
     args = ap.parse_args()
     t0 = time.perf_counter()
     data = build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.npz"))
     _DATA["data"] = data
+    if args.oracle:
+        saturation_oracle(args.system, *data)
+        return
+    if args.flat_noise:
+        flat_noise(args.system)
+        return
     meta = data[0]
     fam = np.array([m["family"] for m in meta])
     families = sorted(set(fam))
@@ -177,6 +187,77 @@ def main() -> None:
             )
             for held, chosen, a, d in lofo(acc, families, default):
                 print(f"    {held:12s} {chosen:12s} {a:6.2f}   default {d:6.2f}")
+
+
+def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np.ndarray) -> None:
+    """Glossy renders of chromatic colours (those the reconstruction corrects): accuracy when the
+    reconstruction is given the true albedo saturation × f, and how far the estimates are from it —
+    the fitted floor's (the default before the Fresnel veil) and the default's."""
+    from scipy import ndimage
+
+    from huebench.benchmarks.gencolor.scoring import (
+        albedo_saturation,
+        diffuse_reconstruction,
+        remove_specular,
+        remove_veil,
+        specular_veil,
+    )
+    from huebench.color import srgb_to_linear
+
+    scorer = ColorScorer(system, specular=None, fresnel=None, main_color=None, max_chroma_excess=None)
+    default, before = ColorScorer(system), ColorScorer(system, fresnel=None)
+    rows = []
+    for m, img, mask in zip(meta, imgs, masks, strict=True):
+        if m["family"] != "mitsuba" or m["material"] != "glossy":
+            continue
+        px = img[ndimage.binary_erosion(mask, iterations=scorer.erode)]
+        fitted = albedo_saturation(remove_specular(px), quantile=0.9)
+        if fitted is None:  # achromatic or flat: the scorer leaves these pixels alone
+            continue
+        veil = specular_veil(img, mask)
+        veil = None if veil is None else np.asarray(veil)
+        estimate = fitted if veil is None else albedo_saturation(remove_veil(px, veil), quantile=0.9)
+        a = srgb_to_linear(np.asarray(m["rgb"], dtype=np.float64) / 255.0)
+        truth = float(np.linalg.norm(a - a.mean()) / a.mean())
+        rows.append((m, img, mask, px, truth, fitted, estimate))
+    print(f"{len(rows)} glossy renders of chromatic colours ({system})")
+    ok = [before.score_image(img, m["color"], mask=k)[0].passed for m, img, k, *_ in rows]
+    print(f"  fitted floor (no veil):             {100 * np.mean(ok):6.2f} % correct")
+    ok = [default.score_image(img, m["color"], mask=k)[0].passed for m, img, k, *_ in rows]
+    print(f"  default:                            {100 * np.mean(ok):6.2f} % correct")
+    for f in (0.9, 0.95, 0.97, 1.0, 1.03, 1.05, 1.08, 1.1):
+        ok = [
+            scorer.score_pixels(diffuse_reconstruction(px, saturation=f * truth), m["color"]).passed
+            for m, _, _, px, truth, _, _ in rows
+        ]
+        print(f"  true saturation × {f:<4}: {100 * np.mean(ok):6.2f} % correct")
+    for name, col in (("fitted floor", 5), ("default", 6)):
+        ratio = np.array([r[col] / r[4] for r in rows if r[col] is not None])
+        q = np.quantile(ratio, [0.05, 0.25, 0.5, 0.75, 0.95])
+        inside = 100 * np.mean((ratio >= 0.97) & (ratio <= 1.05))
+        print(
+            f"  {name} estimate / truth: 5/25/50/75/95 % quantiles "
+            + " ".join(f"{v:.3f}" for v in q)
+            + f"; within [0.97, 1.05]: {inside:.1f} %"
+        )
+
+
+def flat_noise(system: str) -> None:
+    """Flat patches of every colour with i.i.d. pixel noise: no lit side, no specular — the
+    defaults must not mistake noise for either."""
+    from huebench.color import load_system
+
+    for name, kw in {"defaults": {}, "without the specular steps": {"specular": None}}.items():
+        scorer = ColorScorer(system, **kw)
+        rng = np.random.default_rng(0)
+        for sigma in (2, 4, 6):
+            ok = [
+                scorer.score_pixels(
+                    np.clip(np.array(c.rgb) + rng.normal(0, sigma, (2000, 3)), 0, 255).astype(np.uint8), c.name
+                ).passed
+                for c in load_system(system)
+            ]
+            print(f"flat patches, noise σ {sigma}: {name:34s} {100 * np.mean(ok):6.2f} % pass")
 
 
 if __name__ == "__main__":

@@ -427,15 +427,17 @@ class ColorScorer:
             inner = eroded if eroded.sum() >= self.min_pixels else m
         veil = None
         if self.fresnel is not None and inner.sum() >= self.min_pixels:
-            glossy = surface_looks_glossy(
-                img, m, uniformity=self.gloss_uniformity, smooth=self.gloss_smooth, depth=depth
+            veil = specular_veil(
+                img,
+                m,
+                fresnel=self.fresnel,
+                uniformity=self.gloss_uniformity,
+                smooth=self.gloss_smooth,
+                per_channel=self.veil_color,
+                rim_ratio=self.rim_ratio,
+                rim_band=self.rim_band,
+                depth=depth,
             )
-            rim = None
-            if self.rim_ratio is not None and glossy:
-                rim = rim_saturation(img, m, band=self.rim_band, depth=depth)
-            if glossy and (self.rim_ratio is None or (rim is not None and rim < self.rim_ratio)):
-                around = surround_radiance(img, m, per_channel=self.veil_color)
-                veil = None if around is None else self.fresnel * around
         if self.smooth > 0 and inner.any():
             return self.score_pixels(smooth_within(img, inner, self.smooth), target, veil=veil), m
         return self.score_pixels(img[inner], target, veil=veil), m
@@ -464,7 +466,6 @@ def looks_glossy(
     chroma to tell reflected white from the body colour; so do flat patches (:func:`has_shading`),
     whose saturations spread with pixel noise alone.
     """
-
     rgb8 = np.asarray(rgb8)[_fit_sample(len(rgb8))]
     rgb8 = rgb8[(rgb8 < 254).all(axis=1)]  # a clipped channel lowers saturation as white would
     lin = _linear8(rgb8)
@@ -534,20 +535,31 @@ def specular_veil(
     uniformity: float = GLOSS_UNIFORMITY,
     interior: int = ERODE + 1,
     smooth: float = GLOSS_SMOOTH,
-    per_channel: bool = False,
+    per_channel: bool = VEIL_COLOR,
+    rim_ratio: float | None = RIM_RATIO,
+    rim_band: tuple[int, int] = RIM_BAND,
+    depth: NDArray[np.int32] | None = None,
 ) -> Any:
-    """The white veil a glossy object reflects everywhere, or ``None`` for a matte-looking one.
+    """The veil a glossy object reflects everywhere (linear RGB: one value, or one per channel
+    with ``per_channel``), or ``None`` for a surface that does not show it.
 
     A dielectric reflects at least ``fresnel`` (F0: 4 % for n ≈ 1.5) of the light arriving from the
     mirror direction, and that light is its surroundings: so even the least specular pixel carries
-    about F0 × the surroundings' radiance of white (:func:`surround_radiance`). That veil biases the
+    about F0 × the surroundings' radiance (:func:`surround_radiance`). That veil biases the
     albedo's saturation low — dark colours most, on bright backdrops most — and a fitted floor
-    cannot see it where shading gives no range to fit. The gloss test (:func:`looks_glossy`) runs
-    on the mask's interior (``interior`` pixels in: the edge mixes in the backdrop's grey).
+    cannot see it where shading gives no range to fit. It is removed when the surface looks glossy
+    (:func:`surface_looks_glossy`) and, with ``rim_ratio``, shows the Fresnel rim of a reflection
+    of its surroundings (:func:`rim_saturation`): a lamp's highlight alone does not carry a veil.
+    ``depth``: :func:`mask_depth` of the mask, when the caller has it.
     """
     m = np.asarray(mask, dtype=bool)
-    if not surface_looks_glossy(image, m, uniformity=uniformity, interior=interior, smooth=smooth):
+    depth = mask_depth(m) if depth is None else depth
+    if not surface_looks_glossy(image, m, uniformity=uniformity, interior=interior, smooth=smooth, depth=depth):
         return None
+    if rim_ratio is not None:
+        rim = rim_saturation(image, m, band=rim_band, depth=depth)
+        if rim is None or rim >= rim_ratio:
+            return None  # glossy, but no sign that it reflects its surroundings
     around = surround_radiance(image, m, per_channel=per_channel)
     return None if around is None else fresnel * around
 
