@@ -222,3 +222,24 @@ def test_the_held_out_recolored_family_paints_real_photographs():
     lab = srgb_to_lab(img.image[img.mask])
     assert abs(np.median(lab[:, 1]) - srgb_to_lab(np.array(s["rgb"], dtype=np.uint8))[1]) < 15  # repainted
     assert "recolored" not in fam.FAMILIES  # held out of "all": it played no part in choosing defaults
+
+
+def test_score_image_cli_takes_the_scorer_and_the_candidate_rule(tmp_path):
+    import json
+
+    from PIL import Image
+    from typer.testing import CliRunner
+
+    from huebench.cli import app
+
+    img = np.full((64, 64, 3), 128, np.uint8)
+    yy, xx = np.mgrid[:64, :64]
+    img[(yy - 32) ** 2 + (xx - 32) ** 2 < 15**2] = (255, 99, 71)
+    Image.fromarray(img).save(tmp_path / "img.png")
+    base = ["gencolor", "score-image", str(tmp_path / "img.png"), "--target", "Tomato", "--json"]
+    paper = json.loads(CliRunner().invoke(app, [*base, "--scorer", "paper"]).output)
+    assert paper["method"] == "paper-pca"  # the PCA dominant colour over every object pixel
+    same = json.loads(CliRunner().invoke(app, [*base, "--candidates", "same"]).output)
+    assert same["pass"] is True and len(set(same["best"].values())) == 1
+    r = CliRunner().invoke(app, [*base, "--scorer", "clever"])
+    assert r.exit_code == 2 and "scorer 'clever' unknown: use huebench or paper" in r.output
