@@ -241,5 +241,13 @@ def test_score_image_cli_takes_the_scorer_and_the_candidate_rule(tmp_path):
     assert paper["method"] == "paper-pca"  # the PCA dominant colour over every object pixel
     same = json.loads(CliRunner().invoke(app, [*base, "--candidates", "same"]).output)
     assert same["pass"] is True and len(set(same["best"].values())) == 1
-    r = CliRunner().invoke(app, [*base, "--scorer", "clever"])
-    assert r.exit_code == 2 and "scorer 'clever' unknown: use huebench or paper" in r.output
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", "from huebench.cli import main; main()", *base, "--scorer", "clever"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "scorer 'clever' unknown: use huebench or paper" in proc.stderr
+    assert "Traceback" not in proc.stderr
