@@ -111,3 +111,15 @@ def test_round_trip_lch(lch_lc, hue):
     dh = np.abs(back[:, 2] - lch[:, 2]) % 360.0
     dh = np.minimum(dh, 360 - dh)
     assert np.all((dh < 1e-6) | (lch[:, 1] < 1e-9))
+
+
+def test_8bit_helpers_match_the_float_path_and_round_trip():
+    from huebench.color import linear_to_srgb8, srgb8_to_linear, srgb_to_linear
+
+    levels = np.arange(256, dtype=np.uint8)
+    rgb8 = np.stack([levels, levels[::-1], np.roll(levels, 7)], axis=1)
+    lin = srgb8_to_linear(rgb8)
+    assert np.array_equal(lin, srgb_to_linear(rgb8.astype(np.float64) / 255.0))  # the table is exact
+    assert np.array_equal(srgb8_to_linear(rgb8.astype(np.int64)), lin)  # other dtypes: arithmetic
+    assert np.array_equal(linear_to_srgb8(lin), rgb8)  # every level round-trips
+    assert linear_to_srgb8(np.array([-0.5, 0.5, 2.0])).tolist() == [0, 188, 255]  # clipped to [0, 1]

@@ -32,6 +32,8 @@ __all__ = [
     "lch_to_lab",
     "linear_rgb_to_xyz",
     "linear_to_srgb",
+    "linear_to_srgb8",
+    "srgb8_to_linear",
     "srgb_to_lab",
     "srgb_to_linear",
     "xyz_to_lab",
@@ -115,6 +117,19 @@ def linear_to_srgb(linear: ArrayLike) -> NDArray[np.floating]:
     np.copysign(hc, c, out=hc)
     np.copyto(out, hc, where=high)
     return out
+
+
+def srgb8_to_linear(rgb8: ArrayLike) -> NDArray[np.float64]:
+    """Decode 8-bit sRGB (0–255) to linear RGB: a table look-up for ``uint8`` input, the same
+    values as ``srgb_to_linear(x / 255)`` (the table is made by it) without the per-call arithmetic;
+    other dtypes are decoded arithmetically."""
+    x = np.asarray(rgb8)
+    return _srgb8_lut()[x] if x.dtype == np.uint8 else srgb_to_linear(x.astype(np.float64) / 255.0)
+
+
+def linear_to_srgb8(linear: ArrayLike) -> NDArray[np.uint8]:
+    """Encode linear RGB to 8-bit sRGB: clipped to [0, 1], encoded, rounded to the nearest level."""
+    return np.round(linear_to_srgb(np.clip(np.asarray(linear, dtype=np.float64), 0.0, 1.0)) * 255.0).astype(np.uint8)
 
 
 def linear_rgb_to_xyz(linear: ArrayLike) -> NDArray[np.floating]:

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from huebench.color import linear_to_srgb, srgb_to_linear
+from huebench.color import linear_to_srgb, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
 from huebench.errors import HuebenchError
 
 __all__ = [
@@ -86,10 +86,6 @@ def _seed(*keys: Any) -> int:
 
 def _to8(srgb: NDArray[np.float64]) -> NDArray[np.uint8]:
     return np.round(np.clip(srgb, 0.0, 1.0) * 255.0).astype(np.uint8)
-
-
-def _lin(rgb8: Sequence[int] | NDArray[Any]) -> NDArray[np.float64]:
-    return srgb_to_linear(np.asarray(rgb8, dtype=np.float64) / 255.0)
 
 
 # --- analytic shading ---------------------------------------------------------------------------
@@ -177,7 +173,7 @@ def shade(
     sky, ground = 0.55, 0.25
     env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
     irradiance = direct + s.ambient + env_diffuse  # relative to the key light's irradiance at normal incidence
-    albedo = _lin(albedo_rgb)
+    albedo = srgb8_to_linear(albedo_rgb)
     radiance = irradiance[..., None] * albedo * light
     fresnel = None
     if s.highlight is not None:
@@ -219,7 +215,7 @@ def _analytic(shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int) 
     radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
     light = np.asarray(s.light)
     srgb = linear_to_srgb(np.clip(radiance * exposure, 0.0, None))
-    truth = tuple(int(v) for v in _to8(linear_to_srgb(np.clip(_lin(rgb) * light, 0, 1))))
+    truth = tuple(int(v) for v in linear_to_srgb8(srgb8_to_linear(rgb) * light))
     return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, truth)  # type: ignore[arg-type]
 
 
@@ -287,16 +283,16 @@ def _jpeg(img: NDArray[np.uint8], quality: int) -> NDArray[np.uint8]:
 def _blur(img: NDArray[np.uint8], sigma: float) -> NDArray[np.uint8]:
     from scipy import ndimage
 
-    lin = _lin(img)
+    lin = srgb8_to_linear(img)
     out = np.stack([ndimage.gaussian_filter(lin[..., c], sigma) for c in range(3)], axis=-1)
-    return _to8(linear_to_srgb(out))
+    return linear_to_srgb8(out)
 
 
 def _downscale(img: NDArray[np.uint8], mask: NDArray[np.bool_]) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
     h, w = (img.shape[0] // 2) * 2, (img.shape[1] // 2) * 2
-    lin = _lin(img[:h, :w]).reshape(h // 2, 2, w // 2, 2, 3).mean(axis=(1, 3))
+    lin = srgb8_to_linear(img[:h, :w]).reshape(h // 2, 2, w // 2, 2, 3).mean(axis=(1, 3))
     cover = mask[:h, :w].reshape(h // 2, 2, w // 2, 2).mean(axis=(1, 3))
-    return _to8(linear_to_srgb(lin)), cover >= 0.5
+    return linear_to_srgb8(lin), cover >= 0.5
 
 
 #: pixel operations (8-bit image, mask → image, mask): the truth stays
@@ -352,7 +348,7 @@ def _textured(
     radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
     rng = np.random.default_rng(seed + 7)
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float64)
-    albedo = _lin(rgb)
+    albedo = srgb8_to_linear(rgb)
     factor = np.ones((size, size))
     if "weave" in texture:  # threads: a fine multiplicative pattern around 1, plus fibre noise
         period = rng.uniform(2.5, 4.0)
@@ -375,7 +371,7 @@ def _textured(
             printed = np.zeros((size, size), dtype=bool)
             for y0, x0 in zip(cy, cx, strict=True):
                 printed |= (yy - y0) ** 2 + (xx - x0) ** 2 < r * r
-        ink = second if texture != "print-dark" else _to8(linear_to_srgb(albedo * 0.15))
+        ink = second if texture != "print-dark" else linear_to_srgb8(albedo * 0.15)
         ink_radiance, _, _ = shade(shape, ink, s, size=size, seed=seed)
         out = np.where((printed & mask)[..., None], ink_radiance, out)
     srgb = linear_to_srgb(np.clip(out * exposure, 0.0, None))
@@ -486,23 +482,23 @@ def _recolored(index: int, rgb: Sequence[int], size: int) -> KnownColorImage:
     pad = max(rows[-1] - rows[0], cols[-1] - cols[0]) // 4 + 4
     r0, r1 = max(rows[0] - pad, 0), min(rows[-1] + pad + 1, mask.shape[0])
     c0, c1 = max(cols[0] - pad, 0), min(cols[-1] + pad + 1, mask.shape[1])
-    lin, m = _lin(img[r0:r1, c0:c1]), mask[r0:r1, c0:c1]
+    lin, m = srgb8_to_linear(img[r0:r1, c0:c1]), mask[r0:r1, c0:c1]
     lum = lin @ _LUMA
     shading = lum / max(float(np.quantile(lum[m], 0.9)), 1e-6)
-    painted = np.where(m[..., None], shading[..., None] * _lin(rgb), lin)
+    painted = np.where(m[..., None], shading[..., None] * srgb8_to_linear(rgb), lin)
     f = max(1, int(np.ceil(max(painted.shape[:2]) / (1.5 * size))))
     h, w = (painted.shape[0] // f) * f, (painted.shape[1] // f) * f
     small = painted[:h, :w].reshape(h // f, f, w // f, f, 3).mean(axis=(1, 3))
     cover = m[:h, :w].reshape(h // f, f, w // f, f).mean(axis=(1, 3))
-    return KnownColorImage(_to8(linear_to_srgb(np.clip(small, 0, 1))), cover >= 0.5, tuple(int(v) for v in rgb))  # type: ignore[arg-type]
+    return KnownColorImage(linear_to_srgb8(small), cover >= 0.5, tuple(int(v) for v in rgb))  # type: ignore[arg-type]
 
 
 def _grey_world(img: NDArray[np.uint8], truth: Sequence[int]) -> tuple[NDArray[np.uint8], tuple[int, int, int]]:
-    lin = _lin(img)
+    lin = srgb8_to_linear(img)
     means = lin.reshape(-1, 3).mean(axis=0)
     gains = float(means @ _LUMA) / np.maximum(means, 1e-6)
-    out = _to8(linear_to_srgb(np.clip(lin * gains, 0, 1)))
-    t = _to8(linear_to_srgb(np.clip(_lin(truth) * gains, 0, 1)))
+    out = linear_to_srgb8(lin * gains)
+    t = linear_to_srgb8(srgb8_to_linear(truth) * gains)
     return out, (int(t[0]), int(t[1]), int(t[2]))
 
 

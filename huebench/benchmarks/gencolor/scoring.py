@@ -45,7 +45,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from huebench.color import delta_chroma, delta_e, delta_hue, load_system, parse, srgb_to_lab
+from huebench.color import (
+    delta_chroma,
+    delta_e,
+    delta_hue,
+    linear_to_srgb8,
+    load_system,
+    parse,
+    srgb8_to_linear,
+    srgb_to_lab,
+)
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.errors import HuebenchError
 
@@ -335,7 +344,7 @@ class ColorScorer:
         window = self.lightness_window
         if window is not None and len(px8) >= 10:
             sample = px8[_fit_sample(len(px8))]
-            if not has_shading(_linear8(sample)):
+            if not has_shading(srgb8_to_linear(sample)):
                 window = None  # a flat (noisy) surface is all lit: a window would only pick noise
         if self.dominant == "paper":
             dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
@@ -468,7 +477,7 @@ def looks_glossy(
     """
     rgb8 = np.asarray(rgb8)[_fit_sample(len(rgb8))]
     rgb8 = rgb8[(rgb8 < 254).all(axis=1)]  # a clipped channel lowers saturation as white would
-    lin = _linear8(rgb8)
+    lin = srgb8_to_linear(rgb8)
     grey = lin.mean(axis=1)
     lit = grey >= np.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
     if lit.sum() < 20:
@@ -501,7 +510,7 @@ def rim_saturation(
     if not e3.any():
         return None
     px = np.asarray(image)[m]
-    lin = _linear8(px)
+    lin = srgb8_to_linear(px)
     grey = lin.mean(axis=-1)
     usable = ~(px >= 254).any(axis=-1) & (grey > np.quantile(grey, 0.25))
     sat = np.linalg.norm(lin - grey[..., None], axis=-1) / np.maximum(grey, 1e-6)
@@ -523,7 +532,7 @@ def surround_radiance(
     outside = ~ndimage.binary_dilation(mask, iterations=gap) if gap > 0 else ~mask
     if outside.sum() < 50:
         return None
-    lin = _linear8(np.asarray(image)[outside])
+    lin = srgb8_to_linear(np.asarray(image)[outside])
     return lin.mean(axis=0) if per_channel else float(lin.mean())
 
 
@@ -586,13 +595,12 @@ def surface_looks_glossy(
 
 def remove_veil(rgb8: NDArray[np.uint8], veil: Any) -> NDArray[np.uint8]:
     """Subtract a veil (linear RGB: one value for white, or one per channel) from every pixel."""
-    from huebench.color import linear_to_srgb
 
     veil = np.asarray(veil, dtype=np.float64)
     if veil.shape not in ((), (3,)) or not np.all(veil >= 0):
         raise HuebenchError(f"veil must be a non-negative linear radiance, got {veil!r}")
-    lin = _linear8(rgb8)
-    return np.round(linear_to_srgb(np.clip(lin - veil, 0.0, 1.0)) * 255.0).astype(np.uint8)
+    lin = srgb8_to_linear(rgb8)
+    return linear_to_srgb8(lin - veil)
 
 
 def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[np.bool_]:
@@ -606,7 +614,7 @@ def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[
     darker pixels in proportion as their noise grows."""
     from scipy import ndimage
 
-    lin = _linear8(rgb8)
+    lin = srgb8_to_linear(rgb8)
     total = lin.sum(axis=1)
     chrom = lin / np.maximum(total, 1e-6)[:, None]
     mid_total = _median(total)
@@ -645,8 +653,6 @@ def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: floa
     shrink; shading, which the specular and lightness steps rely on, stays."""
     from scipy import ndimage
 
-    from huebench.color import linear_to_srgb
-
     mask = np.asarray(mask, dtype=bool)
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     if len(rows):  # only the mask's box and the kernel's reach matter: outside it every weight is 0
@@ -655,11 +661,11 @@ def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: floa
         c0, c1 = max(cols[0] - reach, 0), min(cols[-1] + reach + 1, mask.shape[1])
         image, mask = np.asarray(image)[r0:r1, c0:c1], mask[r0:r1, c0:c1]
     w = mask.astype(np.float64)
-    lin = _linear8(image) * w[..., None]
+    lin = srgb8_to_linear(image) * w[..., None]
     norm = ndimage.gaussian_filter(w, sigma)
     out = ndimage.gaussian_filter(lin, (sigma, sigma, 0.0))  # the three channels in one call
     out = out[mask] / np.maximum(norm[mask], 1e-9)[:, None]
-    return np.round(linear_to_srgb(np.clip(out, 0.0, 1.0)) * 255.0).astype(np.uint8)
+    return linear_to_srgb8(out)
 
 
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
@@ -668,16 +674,6 @@ FIT_PIXELS = 20000
 
 def _fit_sample(n: int) -> NDArray[np.intp]:
     return np.arange(n) if n <= FIT_PIXELS else np.linspace(0, n - 1, FIT_PIXELS).astype(np.intp)
-
-
-def _linear8(rgb8: ArrayLike) -> NDArray[np.float64]:
-    """Linear RGB of 8-bit sRGB pixels by table look-up: the same values as
-    ``srgb_to_linear(x / 255)`` (the table is made by it), without the per-call arithmetic."""
-    from huebench.color import srgb_to_linear
-    from huebench.color.conversions import _srgb8_lut
-
-    x = np.asarray(rgb8)
-    return _srgb8_lut()[x] if x.dtype == np.uint8 else srgb_to_linear(x.astype(np.float64) / 255.0)
 
 
 def _median(x: NDArray[np.float64]) -> float:
@@ -741,8 +737,7 @@ def _fit_pixels(
     """What both specular corrections estimate from: every pixel in linear RGB, and for a fixed
     sample of them the grey component, the distance from the grey axis and the usable pixels (not
     clipped, above the darkest 10 %). ``None`` when there is nothing glossy to fit."""
-
-    lin_all = _linear8(rgb8)
+    lin_all = srgb8_to_linear(rgb8)
     idx = _fit_sample(len(lin_all))  # the fit needs a sample; the correction goes to every pixel
     lin = lin_all[idx]
     grey = lin.mean(axis=1)
@@ -764,7 +759,6 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MI
     (saturation below ``min_saturation``) and flat patches (no shading range) leave nothing
     reliable to fit and are returned unchanged, as are fits with no positive floor.
     """
-    from huebench.color import linear_to_srgb
 
     fit = _fit_pixels(rgb8, min_saturation)
     if fit is None:
@@ -795,7 +789,7 @@ def remove_specular(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MI
     if intercept <= 0:
         return np.asarray(rgb8)
     out = np.clip(lin_all - intercept / np.sqrt(3.0), 0.0, 1.0)
-    return np.round(linear_to_srgb(out) * 255.0).astype(np.uint8)
+    return linear_to_srgb8(out)
 
 
 def _saturation_from_fit(fit: tuple[NDArray[np.float64], ...], quantile: float) -> float | None:
@@ -834,7 +828,6 @@ def diffuse_reconstruction(
     known material; ``benchmarks/scorer_study.py --oracle`` gives the renders' true albedo to
     measure how much of the remaining error is the estimate's).
     """
-    from huebench.color import linear_to_srgb
 
     if saturation is None:
         fit = _fit_pixels(rgb8, min_saturation)
@@ -846,11 +839,11 @@ def diffuse_reconstruction(
     else:
         if not saturation > 0:
             raise HuebenchError(f"saturation must be positive, got {saturation!r}")
-        lin_all = _linear8(rgb8)
+        lin_all = srgb8_to_linear(rgb8)
     perp = lin_all - lin_all.mean(axis=1)[:, None]
     norm = np.linalg.norm(perp, axis=1)
     out = np.clip(perp + (norm / saturation)[:, None], 0.0, 1.0)
-    return np.round(linear_to_srgb(out) * 255.0).astype(np.uint8)
+    return linear_to_srgb8(out)
 
 
 def diffuse_pixels(rgb8: NDArray[np.uint8], *, rule: str = "mode", min_keep: int = 20) -> NDArray[np.bool_]:
@@ -861,8 +854,7 @@ def diffuse_pixels(rgb8: NDArray[np.uint8], *, rule: str = "mode", min_keep: int
     white and lowers it. ``mode`` keeps pixels near the most common saturation of the brighter
     half (the diffuse surface, robust to noise); ``top`` keeps the more saturated half.
     """
-
-    lin = _linear8(rgb8)
+    lin = srgb8_to_linear(rgb8)
     mean = lin.mean(axis=1)
     sat = np.linalg.norm(lin - mean[:, None], axis=1) / np.maximum(mean, 1e-4)
     valid = mean >= np.quantile(mean, 0.5)  # shadows: noisy ratios
