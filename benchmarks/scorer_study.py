@@ -71,8 +71,6 @@ def build(system: str, quick: bool, cache: Path) -> tuple[list[dict[str, Any]], 
             dict(s.inputs, id=s.id, target=str(z["targets"][i]), far=str(z["fars"][i])) for i, s in enumerate(samples)
         ]
         return meta, [z[f"i{i}"] for i in range(n)], [z[f"m{i}"] for i in range(n)]
-    from huebench.color import parse
-
     imgs, masks, targets, fars = [], [], [], []
     for s in samples:
         known = bench.known_image(s)
@@ -80,7 +78,7 @@ def build(system: str, quick: bool, cache: Path) -> tuple[list[dict[str, Any]], 
         imgs.append(known.image)
         masks.append(known.mask)
         targets.append(target)
-        fars.append(bench._far_color(s.id, parse(target).lab))
+        fars.append(bench.far_color(s, known.truth))
     arrays = {f"i{i}": a for i, a in enumerate(imgs)} | {f"m{i}": m for i, m in enumerate(masks)}
     np.savez_compressed(cache, targets=np.array(targets), fars=np.array(fars), **arrays)
     meta = [dict(s.inputs, id=s.id, target=t, far=f) for s, t, f in zip(samples, targets, fars, strict=True)]

@@ -251,3 +251,19 @@ def test_score_image_cli_takes_the_scorer_and_the_candidate_rule(tmp_path):
     )
     assert proc.returncode == 2 and "scorer 'clever' unknown: use huebench or paper" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_far_colour_is_farthest_from_the_truth_itself():
+    # the target name is the system's ("Red" of ISCC-NBS L2), which parse() would read as CSS red:
+    # the far colour must be measured from the truth's own Lab
+    from huebench.benchmarks.gencolor.diagnostic import Diagnostic, _pick
+    from huebench.color import delta_e
+
+    bench = Diagnostic(quick=True, family="analytic")
+    l2 = load_system("iscc-nbs-l2")
+    for s in bench.samples()[:120]:
+        truth = srgb_to_lab(np.array(s.inputs["rgb"], dtype=np.uint8))
+        rng = np.random.default_rng(_pick(bench.seed, "far", s.id) % (2**32))
+        five = [l2.colors[i] for i in rng.choice(len(l2), size=5, replace=False)]
+        far = l2.get(bench.far_color(s, tuple(s.inputs["rgb"])))
+        assert float(delta_e(far.lab, truth)) == max(float(delta_e(c.lab, truth)) for c in five), s.id

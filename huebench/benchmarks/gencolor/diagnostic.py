@@ -143,10 +143,15 @@ class Diagnostic(Benchmark):
             raise HuebenchError("diagnostic sample ids are not unique: a family repeats a sample")
         return out
 
-    def _far_color(self, key: str, lab: Any) -> str:
-        """A wrong colour of the system: the farthest from the truth among a seeded sample of 5."""
+    def far_color(self, sample: Sample, truth: tuple[int, int, int]) -> str:
+        """A wrong colour of the system: the farthest from the truth among a seeded sample of 5.
+        The truth's own Lab, not its name's: a name can belong to several systems (ISCC-NBS L2
+        "Red" is not CSS "red")."""
+        from huebench.color import srgb_to_lab
+
+        lab = srgb_to_lab(np.asarray(truth, dtype=np.uint8))
         system = load_system(self.system_name)
-        rng = np.random.default_rng(_pick(self.seed, "far", key) % (2**32))
+        rng = np.random.default_rng(_pick(self.seed, "far", sample.id) % (2**32))
         idx = rng.choice(len(system), size=min(5, len(system)), replace=False)
         cands = [system.colors[i] for i in idx]
         d = [float(delta_e(c.lab, lab)) for c in cands]
@@ -181,7 +186,6 @@ class Diagnostic(Benchmark):
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
         from huebench.benchmarks.gencolor.scoring import segment_offline
-        from huebench.color import parse
 
         use_vlm = self.check_model(model) is Capability.VLM
         for s in samples:
@@ -189,7 +193,7 @@ class Diagnostic(Benchmark):
             known = self.known_image(s)
             img, mask = known.image, known.mask
             target = self.target_of(s, known.truth)
-            far_name = self._far_color(s.id, parse(target).lab)
+            far_name = self.far_color(s, known.truth)
             seg = segment_offline(img)
             inter, union = int((seg & mask).sum()), int((seg | mask).sum())
             scored = {}
