@@ -175,7 +175,6 @@ def shade(
     irradiance = direct + s.ambient + env_diffuse  # relative to the key light's irradiance at normal incidence
     albedo = srgb8_to_linear(albedo_rgb)
     radiance = irradiance[..., None] * albedo * light
-    fresnel = None
     if s.highlight is not None:
         half = ldir + view
         half /= np.linalg.norm(half)
