@@ -163,10 +163,23 @@ def read_jsonl(
             ) from None
         if not isinstance(obj, dict):
             raise InputFileError(f"{p}:{i}: expected a JSON object per line, got {type(obj).__name__}")
+        if "\\u" in line and _has_lone_surrogate(obj):
+            raise InputFileError(
+                f"{p}:{i}: a \\uD800–\\uDFFF escape that is not half of a surrogate pair (not a character); "
+                "fix or remove it"
+            )
         missing = [k for k in need if k not in obj]
         if missing:
             raise InputFileError(f"{p}:{i}: missing field(s) {', '.join(missing)}; every line needs {', '.join(need)}")
         yield i, obj
+
+
+def _has_lone_surrogate(obj: Any) -> bool:
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def read_table(path: str | os.PathLike[str], *, required: Iterable[str] = ()) -> Iterator[tuple[int, dict[str, str]]]:

@@ -28,7 +28,9 @@ def test_run_folder_contract_and_rescore(tmp_path):
     assert acc["value"] == pytest.approx(sum(r["correct"] for r in records) / 33)
     before = (out / "results.json").read_text()
     (out / "results.json").unlink()
-    assert rescore(out) == json.loads(before)
+    assert rescore(out) == json.loads(before)  # read-only by default
+    assert not (out / "results.json").exists()
+    assert rescore(out, write=True) == json.loads(before)
     assert (out / "results.json").read_text() == before
 
 

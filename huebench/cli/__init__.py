@@ -38,8 +38,16 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    debug: bool = typer.Option(False, "--debug", help="Show the full traceback of any error."),
 ) -> None:
-    """Measure how well language, vision-language and text-to-image models understand colour."""
+    """Measure how well language, vision-language and text-to-image models understand colour.
+
+    Exit status: 0 all done; 1 some samples failed (the summary says where the reasons are);
+    2 usage or input error (one line says what, where and how to fix); 3 an internal error.
+    """
+    from huebench.cli import _errors
+
+    _errors.DEBUG = debug
 
 
 app.add_typer(color_app, name="color", help="Colour core: parse, convert, name and compare colours.")

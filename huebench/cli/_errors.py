@@ -1,4 +1,8 @@
-"""Turn deliberate huebench errors into a clean one-line message instead of a traceback."""
+"""Turn errors into one clear line and a meaningful exit status; ``--debug`` shows tracebacks.
+
+0 all done · 1 some samples failed · 2 usage or input error (a :class:`HuebenchError`, a file the
+system refused: missing, unwritable, disk full) · 3 an internal error (a bug: please report it).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,60 @@ from rich.console import Console
 
 from huebench.errors import HuebenchError
 
+#: set by ``huebench --debug``: errors propagate with their tracebacks
+DEBUG = False
+
+
+def _say(message: str) -> None:
+    from rich.markup import escape
+
+    from huebench.redact import redact
+
+    text = " ".join(redact(message).split())  # one line, whatever the exception's text held
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(text)}", highlight=False)
+
 
 def run_app(app: typer.Typer) -> None:
+    try:  # typer ≥ 0.20 carries its own copy of click
+        from typer._click import exceptions as click_exceptions
+    except ImportError:  # pragma: no cover - older typer uses click itself
+        from click import exceptions as click_exceptions
+
     try:
-        app(standalone_mode=True)
+        status = app(standalone_mode=False, prog_name="huebench")
+    except typer.Abort:
+        _say("interrupted")
+        sys.exit(130)
+    except click_exceptions.ClickException as exc:  # usage: unknown option, bad value, missing argument
+        if DEBUG:
+            raise
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help is the answer
+            exc.show()
+            sys.exit(exc.exit_code)
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        _say(exc.format_message() + hint)
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, SystemExit):
+        raise
     except HuebenchError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        if DEBUG:
+            raise
+        _say(str(exc))
         sys.exit(2)
+    except OSError as exc:  # the system refused a file: no space, no permission, not found
+        if DEBUG:
+            raise
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        hint = " (free some space, then continue with --resume)" if exc.errno == 28 else ""
+        _say(f"{where}{exc.strerror or exc}{hint}")
+        sys.exit(2)
+    except Exception as exc:
+        if DEBUG:
+            raise
+        _say(
+            f"internal error: {type(exc).__name__}: {exc} — this is a huebench bug; rerun with --debug "
+            "for the traceback and report it"
+        )
+        sys.exit(3)
+    sys.exit(status if isinstance(status, int) else 0)

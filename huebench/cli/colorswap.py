@@ -23,14 +23,14 @@ def rescore(
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed for the intervals."),
 ) -> None:
     """Score saved VLM responses without any model (text / image / group, unparseable share)."""
-    from huebench.benchmarks.colorswap.scoring import score_vlm_records
-    from huebench.io import read_jsonl
+    from huebench.benchmarks.colorswap.scoring import load_vlm_records, score_vlm_records
+    from huebench.io import InputFileError
 
-    recs = [
-        r
-        for _, r in read_jsonl(responses, required=("example_id", "query", "subject", "options", "correct", "response"))
-    ]
-    s = score_vlm_records(recs, seed=seed)
+    recs = load_vlm_records(responses)
+    try:
+        s = score_vlm_records(recs, seed=seed)
+    except ValueError as exc:  # duplicate or missing queries of an example
+        raise InputFileError(f"{responses}: {exc}") from None
     if as_json:
         typer.echo(json.dumps({k: s[k] for k in ("text", "image", "group", "n", "unparseable")}))
         return

@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 
 from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD
+from huebench.cli.runs import end_run
+from huebench.report.html import fmt_num
 
 app = typer.Typer(no_args_is_help=True)
 SCORER_HELP = "huebench (default: lit surface, specular steps) or paper (PCA dominant colour over all object pixels)."
@@ -61,7 +63,7 @@ def diagnose(
         False, "--quick", help="Smaller, noisier renders (48 px, 16 spp): a few minutes on a laptop CPU."
     ),
     out: Path | None = typer.Option(None, "--out", help="Run folder (default runs/gencolor-diagnostic/SYSTEM)."),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N renders."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N renders."),
     seed: int = typer.Option(0, "--seed", help="Seed for set-up choices and render noise."),
     resume: bool = typer.Option(False, "--resume", help="Continue a run folder."),
     executor: str = typer.Option("local", "--executor", help="local or ray."),
@@ -102,7 +104,7 @@ def diagnose(
     m = res.metrics
 
     def ci(v: dict) -> str:
-        return f"{v['value']:.2f} % [{v['low']:.1f}, {v['high']:.1f}]"
+        return f"{fmt_num(v['value'], 2)} % [{fmt_num(v['low'], 1)}, {fmt_num(v['high'], 1)}]"
 
     for fam, per in m["by_family"].items():
         console.print(
@@ -124,7 +126,7 @@ def diagnose(
             f"VLM as judge: overall {v['overall']:.2f} % — "
             + ", ".join(f"{q} {x:.1f}" for q, x in v["per_question"].items())
         )
-    console.print(f"report: {res.run_dir / 'report.html'}")
+    end_run(res)
 
 
 @app.command("prompts")
@@ -165,7 +167,7 @@ def generate_command(
     steps: int | None = typer.Option(None, "--steps", help="Sampling steps (default: the pipeline's)."),
     height: int | None = typer.Option(None, "--height", help="Image height (default: the pipeline's)."),
     width: int | None = typer.Option(None, "--width", help="Image width (default: the pipeline's)."),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N prompts."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N prompts."),
     batch_size: int = typer.Option(
         4, "--batch-size", min=1, help="Images per pipeline call (halved on out-of-memory)."
     ),
@@ -206,6 +208,7 @@ def generate_command(
         + ", ".join(f"{k} {v}" for k, v in m["images_by_status"].items())
         + f" → {images}"
     )
+    end_run(res)
 
 
 @app.command("score")
@@ -226,7 +229,7 @@ def score_command(
     hue_threshold: float = typer.Option(HUE_THRESHOLD, "--hue-threshold", help="Hue-angle threshold in degrees."),
     scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP),
     candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATES_HELP),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N images."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N images."),
     device: str = typer.Option("cpu", "--device", help="torch device of the helper models."),
     seed: int = typer.Option(0, "--seed", help="Seed of the suite and of the bootstrap."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run in --out."),
@@ -269,7 +272,7 @@ def score_command(
         f"{m['judged']} images judged ({m['unjudged']} not judged); "
         + ", ".join(f"{t} {v:.2f}" for t, v in t4.items() if v is not None)
     )
-    console.print(f"report: {res.run_dir / 'report.html'}")  # type: ignore[attr-defined]
+    end_run(res)
 
 
 @app.command("compare")

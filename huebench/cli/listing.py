@@ -66,3 +66,25 @@ def models(
             ("plugin needed; " if r["plugin_only"] else "") + r["notes"][:60],
         )
     Console().print(table)
+
+
+@app.command("options")
+def options(
+    benchmark: str = typer.Argument(..., help="A benchmark (huebench list benchmarks)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List a benchmark's options (-o NAME=VALUE or --NAME VALUE on `huebench run`): type and default."""
+    from huebench.benchmarks.base import get_benchmark
+
+    cls = get_benchmark(benchmark)
+    rows = [
+        {"name": s.name, "type": s.kind + (" or null" if s.nullable else ""), "default": s.default}
+        for s in cls.option_specs().values()
+    ]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2, default=str))
+        return
+    table = Table("option", "type", "default", title=f"{cls.name}: {cls.description}")
+    for r in rows:
+        table.add_row(r["name"], r["type"], "" if r["default"] is None else repr(r["default"]))
+    Console().print(table)

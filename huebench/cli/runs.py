@@ -9,8 +9,9 @@ import typer
 from rich.console import Console
 
 from huebench.benchmarks.base import list_benchmarks
+from huebench.report.html import fmt_num
 
-console = Console()
+console = Console(soft_wrap=True)  # long paths stay on one line in logs
 
 
 def _parse_options(pairs: list[str]) -> dict[str, object]:
@@ -56,7 +57,7 @@ def run_command(
         "-m",
         help="Model alias (huebench list models) or spec: hf:…, openclip:…, diffusers:…, api:…, reference:random.",
     ),
-    limit: int | None = typer.Option(None, "--limit", help="Evaluate only the first N samples."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Evaluate only the first N samples."),
     out: Path | None = typer.Option(None, "--out", help="Run folder (default runs/BENCH/MODEL)."),
     batch_size: int = typer.Option(8, "--batch-size", min=1, help="Batch size; halved automatically on out-of-memory."),
     device: str = typer.Option("cpu", "--device", help="torch device: cpu, cuda, cuda:1, mps."),
@@ -87,7 +88,8 @@ def run_command(
         None, "--workers", help="Ray actors (default: one per CPU, or per GPU with --device cuda)."
     ),
 ) -> None:
-    """Run a benchmark against a model; writes config.json, records.jsonl, results.json, report.html."""
+    """Run a benchmark against a model; writes config.json, records.jsonl, results.json, report.html.
+    Exit status: 0 every sample scored, 1 some failed, 2 usage or input error."""
     from huebench.runs.runner import RunOptions, run
 
     opts = RunOptions(
@@ -112,49 +114,122 @@ def run_command(
     result = run(opts)
     if as_json:
         typer.echo(json.dumps(result.results, indent=2))
-        return
-    console.print(
-        f"[bold green]done[/]: {result.results['n']} samples scored, {result.results['n_failed']} failed → {result.run_dir}"
-    )
-    for key, val in result.metrics.items():
+    else:
+        print_summary(result.results, result.run_dir, result.records, report=result.run_dir / "report.html")
+        console.print(
+            f"  cache hits {result.stats['cache']['hits']}, model calls {result.stats['cache']['model_calls']}"
+        )
+    raise typer.Exit(1 if result.results["n_failed"] else 0)
+
+
+def print_summary(
+    results: dict[str, object], run_dir: Path, records: list[dict[str, object]], *, report: Path | None
+) -> None:
+    """The one summary every run-level command ends with: counts, headline metrics with intervals,
+    where the failures' reasons are, the report."""
+    from collections import Counter
+
+    n, n_failed = results["n"], results["n_failed"]
+    colour = "red" if not n else "yellow" if n_failed else "green"
+    console.print(f"[bold {colour}]done[/]: {n} samples scored, {n_failed} failed → {run_dir}", highlight=False)
+    for key, val in (results.get("metrics") or {}).items():  # type: ignore[union-attr]
         if isinstance(val, dict) and "value" in val and "low" in val:
-            console.print(f"  {key}: {val['value']:.4f}  95% CI [{val['low']:.4f}, {val['high']:.4f}]  (n={val['n']})")
-    console.print(
-        f"  cache hits {result.stats['cache']['hits']}, model calls {result.stats['cache']['model_calls']}, report: {result.run_dir / 'report.html'}"
-    )
+            console.print(
+                f"  {key}: {fmt_num(val['value'], 4)}  95% CI [{fmt_num(val['low'], 4)}, {fmt_num(val['high'], 4)}]"
+                f"  (n={val.get('n', n)})",
+                highlight=False,
+            )
+    if n_failed:
+        reasons = Counter(str(r.get("reason", "")).split("\n")[0][:160] for r in records if r.get("status") != "ok")
+        top, count = reasons.most_common(1)[0]
+        console.print(
+            f"  {n_failed} failed: reasons in {run_dir / 'records.jsonl'} (status \"error\") and the report; "
+            f"most common ({count}×): {top}",
+            highlight=False,
+            markup=False,
+        )
+    if report is not None:
+        console.print(f"  report: {report}", highlight=False)
+
+
+def end_run(result: object) -> None:
+    """End a benchmark command that printed its own headline: failures and where their reasons
+    are, the report, and the exit status (0 all scored, 1 some failed)."""
+    res = result.results  # type: ignore[attr-defined]
+    run_dir = result.run_dir  # type: ignore[attr-defined]
+    if res["n_failed"]:
+        from collections import Counter
+
+        reasons = Counter(str(r.get("reason", ""))[:160] for r in result.records if r.get("status") != "ok")  # type: ignore[attr-defined]
+        top, count = reasons.most_common(1)[0]
+        console.print(
+            f"{res['n_failed']} of {res['n'] + res['n_failed']} samples failed: reasons in {run_dir / 'records.jsonl'} "
+            f"(status \"error\") and the report; most common ({count}×): {top}",
+            highlight=False,
+            markup=False,
+        )
+    console.print(f"report: {run_dir / 'report.html'}", highlight=False)
+    raise typer.Exit(1 if res["n_failed"] else 0)
 
 
 def rescore_command(
     run_dir: Path = typer.Argument(..., help="A run folder."),
     check: bool = typer.Option(False, "--check", help="Only compare with results.json; exit 1 if they differ."),
+    write: bool = typer.Option(False, "--write", help="Write the recomputed results.json (a finished run only)."),
 ) -> None:
-    """Recompute results.json from the stored per-sample records; no model is loaded."""
-    from huebench.runs.runner import rescore
+    """Recompute a run's results from its stored per-sample records; no model is loaded. Read-only
+    unless --write."""
+    from huebench.runs.runner import load_run, rescore
 
-    old_path = run_dir / "results.json"
-    old = json.loads(old_path.read_text(encoding="utf-8")) if old_path.exists() else None
-    new = rescore(run_dir, write=not check)
+    if check and write:
+        raise typer.BadParameter("--check and --write exclude each other")
+    loaded = load_run(run_dir)
+    old = loaded.stored_results
+    new = rescore(run_dir, write=write) if write else loaded.results
     same = old == new
     if check:
+        if loaded.state.partial:
+            console.print(f"[red]not checked[/]: {loaded.state.describe()}", highlight=False)
+            raise typer.Exit(1)
         console.print(
             "results.json reproduced exactly" if same else "[red]results.json differs from the recomputed results[/]"
         )
         raise typer.Exit(0 if same else 1)
-    console.print(f"rescored {run_dir}: {'unchanged' if same else 'results.json updated'}")
+    if write:
+        console.print(f"rescored {run_dir}: {'unchanged' if same else 'results.json updated'}")
+    else:
+        state = "" if not loaded.state.partial else f" ({loaded.state.describe()})"
+        print_summary(new, run_dir, loaded.records, report=None)
+        console.print(
+            f"  results.json {'matches' if same else 'differs; --write replaces it'}{state}", highlight=False
+        )
+    raise typer.Exit(1 if new["n_failed"] else 0)
 
 
 def report_command(
     run_dirs: list[Path] = typer.Argument(..., help="One or more run folders."),
     out: Path = typer.Option(Path("report.html"), "--out", help="Output HTML file."),
 ) -> None:
-    """Build an HTML report: a run's own report for one folder, a comparison for several."""
-    from huebench.report.html import write_multi_report
-    from huebench.runs.runner import finalize
+    """Build an HTML report from one or more run folders; the run folders are only read (a run
+    still going, or stopped early, is reported as partial)."""
+    from huebench.report.html import write_multi_report, write_run_report
+    from huebench.runs.runner import load_run
 
-    if len(run_dirs) == 1:
-        result = finalize(run_dirs[0])
-        src = result.run_dir / "report.html"
-        out.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    if out.exists() and out.is_dir():
+        raise typer.BadParameter(f"--out {out} is a folder; give the HTML file to write")
+    runs = [load_run(d) for d in run_dirs]
+    for r in runs:
+        if out.resolve() in ((r.run_dir / n).resolve() for n in ("config.json", "records.jsonl", "results.json")):
+            raise typer.BadParameter(f"--out {out} would overwrite a run file; give another HTML file")
+    if len(runs) == 1:
+        r = runs[0]
+        results = r.results if r.state.partial or r.stored_results is None else r.stored_results
+        write_run_report(out, r.bench, r.config, results, r.records, status=r.state.describe())
+        print_summary(results, r.run_dir, r.records, report=out)
+        if r.state.partial:
+            console.print(f"  [yellow]{r.state.describe()}[/]", highlight=False)
     else:
-        write_multi_report(run_dirs, out)
-    console.print(f"report written to {out}")
+        write_multi_report(runs, out)
+        for r in runs:
+            console.print(f"  {r.run_dir}: {r.results['n']} scored, {r.results['n_failed']} failed, {r.state.describe()}")
+        console.print(f"report written to {out}")

@@ -126,8 +126,15 @@ def _sample_rows(records: Sequence[dict[str, Any]], n: int = 50) -> list[dict[st
 
 
 def write_run_report(
-    run_dir: Path, bench: Any, config: dict[str, Any], results: dict[str, Any], records: Sequence[dict[str, Any]]
+    path: Path,
+    bench: Any,
+    config: dict[str, Any],
+    results: dict[str, Any],
+    records: Sequence[dict[str, Any]],
+    *,
+    status: str | None = None,
 ) -> Path:
+    """The run's report, written to ``path`` (``status`` says when it covers a partial run)."""
     meta = [
         ("benchmark", config["benchmark"]),
         ("model", config["model"]["spec"]),
@@ -137,6 +144,8 @@ def write_run_report(
         ("seed", config["seed"]),
         ("huebench", config["versions"].get("huebench", "")),
     ]
+    if status is not None:
+        meta.insert(0, ("run", status))
     sections = list(bench.report_sections(results, [r for r in records if r.get("status") == "ok"]))
     failed = [r for r in records if r.get("status") != "ok"]
     if failed:
@@ -147,10 +156,10 @@ def write_run_report(
                 note="retried on --resume",
             )
         )
-    html = render_report(f"{config['benchmark']} — {config['model']['spec']}", meta, sections, _sample_rows(records))
-    path = run_dir / "report.html"
+    title = f"{config['benchmark']} — {config['model']['spec']}" + (" (partial)" if status and status.startswith("partial") else "")
+    html = render_report(title, meta, sections, _sample_rows(records))
     atomic_write_text(path, html)
-    return path
+    return Path(path)
 
 
 def _flatten_scalars(metrics: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
@@ -168,26 +177,28 @@ def _flatten_scalars(metrics: dict[str, Any], prefix: str = "", depth: int = 0) 
     return out
 
 
-def write_multi_report(run_dirs: Sequence[Path], out: Path) -> Path:
-    """One page comparing runs: a table of every scalar metric and a bar chart per metric."""
-    runs = []
-    for d in run_dirs:
-        d = Path(d)
-        res = json.loads((d / "results.json").read_text(encoding="utf-8"))
-        runs.append((d, res, _flatten_scalars(res.get("metrics", {}))))
-    names = sorted({k for _, _, flat in runs for k in flat})
+def write_multi_report(runs: Sequence[Any], out: Path) -> Path:
+    """One page comparing runs (:class:`~huebench.runs.runner.LoadedRun`): a table of every scalar
+    metric and a bar chart per metric. A run still going or stopped early is marked partial."""
+    loaded = []
+    for run in runs:
+        res = run.results if run.state.partial or run.stored_results is None else run.stored_results
+        loaded.append((run, res, _flatten_scalars(res.get("metrics", {}))))
+    names = sorted({k for _, _, flat in loaded for k in flat})
     rows = []
-    for d, res, flat in runs:
-        cells = [res["benchmark"], res["model"], str(d)]
+    for run, res, flat in loaded:
+        cells = [res["benchmark"], res["model"], str(run.run_dir), run.state.describe()]
         for k in names:
             v = flat.get(k)
             cells.append(
-                "" if v is None else (f"{v[0]:.3f}" + (f" [{v[1]:.3f}, {v[2]:.3f}]" if v[1] is not None else ""))
+                ""
+                if v is None
+                else fmt_num(v[0]) + (f" [{fmt_num(v[1])}, {fmt_num(v[2])}]" if v[1] is not None else "")
             )
         rows.append(cells)
-    sections = [Section("All runs", table={"columns": ["benchmark", "model", "run", *names], "rows": rows})]
+    sections = [Section("All runs", table={"columns": ["benchmark", "model", "run", "state", *names], "rows": rows})]
     for k in names:
-        vals = [(res["model"], flat[k]) for _, res, flat in runs if k in flat]
+        vals = [(res["model"], flat[k]) for _, res, flat in loaded if k in flat and flat[k][0] is not None]
         if not vals:
             continue
         lows = [v[1] if v[1] is not None else float("nan") for _, v in vals]
@@ -195,6 +206,6 @@ def write_multi_report(run_dirs: Sequence[Path], out: Path) -> Path:
         sections.append(
             Section(k, svg=bar_chart_svg([m for m, _ in vals], [v[0] for _, v in vals], lows, highs, ylabel=k))
         )
-    html = render_report("huebench — runs compared", [("runs", len(runs))], sections)
+    html = render_report("huebench — runs compared", [("runs", len(loaded))], sections)
     atomic_write_text(out, html)
     return out

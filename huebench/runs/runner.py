@@ -17,12 +17,13 @@ records and results as an uninterrupted run.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import platform
 import re
 import subprocess
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
@@ -35,7 +36,18 @@ from huebench.io import JsonlAppender, atomic_write_json, read_jsonl
 from huebench.models.base import Model
 from huebench.runs.cache import OutputCache, request_key
 
-__all__ = ["RunContext", "RunOptions", "RunResult", "default_cache_path", "evaluate", "group_outputs", "rescore", "run"]
+__all__ = [
+    "LoadedRun",
+    "RunContext",
+    "RunOptions",
+    "RunResult",
+    "default_cache_path",
+    "evaluate",
+    "group_outputs",
+    "load_run",
+    "rescore",
+    "run",
+]
 
 
 def default_cache_path() -> Path:
@@ -214,36 +226,57 @@ def _config(opts: RunOptions, bench: Benchmark, model: Model) -> dict[str, Any]:
 _COMPARED = ("benchmark", "benchmark_options", "seed", "limit", "bootstrap")
 
 
-def _check_resumable(existing: dict[str, Any], new: dict[str, Any], run_dir: Path) -> None:
+def _check_resumable(
+    existing: dict[str, Any], new: dict[str, Any], run_dir: Path, previous: dict[str, dict[str, Any]]
+) -> None:
+    """Refuse, in one line naming the difference, to resume a run with other settings or inputs."""
     diffs = [k for k in _COMPARED if existing.get(k) != new.get(k)]
     if "benchmark_options" in diffs:  # say which options, so the user knows what to change back
         old_opts, new_opts = existing.get("benchmark_options") or {}, new.get("benchmark_options") or {}
         keys = sorted(k for k in {*old_opts, *new_opts} if old_opts.get(k) != new_opts.get(k))
         diffs[diffs.index("benchmark_options")] = f"benchmark options ({', '.join(keys)})"
-    if existing.get("model", {}).get("fingerprint") != new["model"]["fingerprint"]:
+    if (existing.get("model") or {}).get("fingerprint") != new["model"]["fingerprint"]:
         diffs.append("model")
+    old_inputs, new_inputs = existing.get("inputs"), new["inputs"]
+    if old_inputs is not None:  # runs made before inputs were recorded cannot be checked
+        changed_files = sorted(
+            k for k in {*old_inputs.get("files", {}), *new_inputs["files"]}
+            if old_inputs.get("files", {}).get(k) != new_inputs["files"].get(k)
+        )  # fmt: skip
+        if changed_files:
+            diffs.append(f"input files ({', '.join(changed_files)}: content changed)")
+        if old_inputs.get("samples_sha256") != new_inputs["samples_sha256"]:
+            diffs.append(_changed_samples(previous, new_inputs))
     if diffs:
         raise HuebenchError(
-            f"{run_dir}: cannot resume: {', '.join(diffs)} differ from the run's config.json; "
-            "use a new --out folder, or the same options as the original run"
+            f"{run_dir}: cannot resume: {'; '.join(diffs)} differ from the run's config.json; "
+            "use a new --out folder, or the same options and inputs as the original run"
         )
 
 
+def _changed_samples(previous: dict[str, dict[str, Any]], inputs: dict[str, Any]) -> str:
+    hashes = inputs.get("_sample_hashes", {})
+    changed = [i for i, r in previous.items() if i in hashes and r.get("input_sha256") not in (None, hashes[i])]
+    gone = [i for i in previous if i not in hashes]
+    parts = [f"samples ({inputs['samples']:,} now)"]
+    if changed:
+        parts.append(f"{len(changed):,} recorded samples have other inputs now, e.g. {changed[0]!r}")
+    if gone:
+        parts.append(f"{len(gone):,} recorded samples are no longer in the benchmark, e.g. {gone[0]!r}")
+    return parts[0] + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
+
+
 def _load_records(path: Path) -> dict[str, dict[str, Any]]:
-    latest: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for _, rec in read_jsonl(path, allow_torn_tail=True):
-            latest[str(rec["id"])] = rec  # a later record (a retried failure) supersedes
-    return latest
+    from huebench.runs.folder import read_records
+
+    return read_records(path)
 
 
 def _error_record(sample: Sample, exc: BaseException) -> dict[str, Any]:
-    return {
-        "id": sample.id,
-        "status": "error",
-        "reason": f"{type(exc).__name__}: {exc}",
-        "traceback_tail": traceback.format_exception_only(type(exc), exc)[-1].strip(),
-    }
+    from huebench.redact import redact
+
+    reason = redact(f"{type(exc).__name__}: {exc}")
+    return {"id": sample.id, "status": "error", "reason": reason}
 
 
 def _evaluate_chunk(bench: Benchmark, chunk: Sequence[Sample], model: Model, ctx: RunContext) -> list[dict[str, Any]]:
@@ -295,39 +328,126 @@ def _progress(enabled: bool, total: int) -> Any:
     )
 
 
+def _check_run_options(opts: RunOptions) -> None:
+    checks = [
+        ("limit", opts.limit is None or opts.limit >= 1, "a positive number of samples (or no --limit for all)"),
+        ("batch_size", opts.batch_size >= 1, "at least 1"),
+        ("chunk_size", opts.chunk_size >= 1, "at least 1"),
+        ("bootstrap", opts.bootstrap >= 0, "0 (no intervals) or more resamples"),
+        ("executor", opts.executor in ("local", "ray"), "local or ray"),
+        ("workers", opts.workers is None or opts.workers >= 1, "at least 1"),
+    ]
+    for name, ok, expected in checks:
+        if not ok:
+            value = getattr(opts, name)
+            raise HuebenchError(f"--{name.replace('_', '-')} {value!r} is not valid: expected {expected}")
+
+
+def _prepare_folder(run_dir: Path) -> bool:
+    """Create ``run_dir`` if needed; returns whether it was created now."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise HuebenchError(f"--out {run_dir} is a file, not a folder; choose a folder for the run")
+    existed = run_dir.exists()
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise HuebenchError(
+            f"--out {run_dir}: cannot create the run folder ({exc.strerror}); choose a writable place"
+        ) from None
+    if not os.access(run_dir, os.W_OK | os.X_OK):
+        raise HuebenchError(f"--out {run_dir}: the folder is not writable; choose a writable place")
+    return not existed
+
+
 def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
-    """Run (or resume) ``opts.benchmark`` with ``opts.model``; see the module doc for the folder."""
+    """Run (or resume) ``opts.benchmark`` with ``opts.model``; see the module doc for the folder.
+
+    A run that fails before its first record is written leaves nothing behind that would block a
+    retry (the config it wrote, and the folder when it made it, are removed)."""
     from huebench.models.registry import load_model
+    from huebench.runs.folder import RunLock, input_fingerprint, read_config, remove_stale_temporaries, sample_hash
 
+    _check_run_options(opts)
     bench_cls = get_benchmark(opts.benchmark)
-    bench = bench_cls(seed=opts.seed, **opts.benchmark_options)
-    if model is None:
-        model = load_model(opts.model, device=opts.device, dtype=opts.dtype, batch_size=opts.batch_size, seed=opts.seed)
-    capability = bench.check_model(model)  # None for benchmarks that need no model
+    bench = bench_cls(seed=opts.seed, **bench_cls.check_options(opts.benchmark_options))
     run_dir = Path(opts.out) if opts.out else Path("runs") / bench.name / _slug(opts.model)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    created = _prepare_folder(run_dir)
+    lock = RunLock(run_dir).acquire()
     records_path = run_dir / "records.jsonl"
-    config = _config(opts, bench, model)
-    config["capability"] = capability.value if capability is not None else None
     config_path = run_dir / "config.json"
-    if config_path.exists() or records_path.exists():
-        if not opts.resume:
-            raise HuebenchError(f"{run_dir} already holds a run; pass --resume to continue it, or choose another --out")
-        if config_path.exists():
-            _check_resumable(json.loads(config_path.read_text(encoding="utf-8")), config, run_dir)
-    atomic_write_json(config_path, config)
+    wrote_config = False
+    try:
+        has_records = records_path.exists() and records_path.stat().st_size > 0
+        existing = None
+        if has_records:
+            if not opts.resume:
+                raise HuebenchError(
+                    f"{run_dir} already holds a run; pass --resume to continue it, or choose another --out"
+                )
+            if not config_path.exists():
+                raise HuebenchError(
+                    f"{config_path}: missing, but {records_path.name} holds records: which run they belong to "
+                    "is unknown, so they cannot be resumed; start a new run in another --out"
+                )
+            existing = read_config(run_dir)
+        removed = remove_stale_temporaries(run_dir)  # a kill during an atomic write; we hold the lock
+        if model is None:
+            model = load_model(
+                opts.model, device=opts.device, dtype=opts.dtype, batch_size=opts.batch_size, seed=opts.seed
+            )
+        capability = bench.check_model(model)  # None for benchmarks that need no model
+        samples = bench.samples()
+        if opts.limit is not None:
+            samples = samples[: opts.limit]
+        if not samples:
+            raise HuebenchError(f"benchmark {bench.name!r} produced no samples with these options: nothing to evaluate")
+        ids = [s.id for s in samples]
+        if len(set(ids)) != len(ids):
+            raise HuebenchError(f"benchmark {bench.name!r} produced duplicate sample ids; ids must be unique")
+        hashes = {s.id: sample_hash(s.id, s.inputs) for s in samples}
+        config = _config(opts, bench, model)
+        config["capability"] = capability.value if capability is not None else None
+        config["inputs"] = input_fingerprint(bench.input_paths(), samples)
+        previous = _load_records(records_path)
+        if existing is not None:
+            _check_resumable(existing, {**config, "inputs": {**config["inputs"], "_sample_hashes": hashes}}, run_dir, previous)
+        atomic_write_json(config_path, config)
+        wrote_config = existing is None
+        todo = [s for s in samples if previous.get(s.id, {}).get("status") != "ok"]
+        result, stats = _evaluate_all(opts, bench, model, config, samples, todo, hashes, run_dir)
+        stats["stale_temporaries_removed"] = removed
+    except BaseException:
+        if not (records_path.exists() and records_path.stat().st_size > 0):
+            # nothing was recorded: leave no half-made run that would block the retry
+            if wrote_config:
+                with contextlib.suppress(OSError):
+                    config_path.unlink()
+            with contextlib.suppress(OSError):
+                records_path.unlink()
+            lock.release()
+            if created:
+                with contextlib.suppress(OSError):
+                    run_dir.rmdir()
+        else:
+            lock.release(remove=False)  # stays as the mark of an interrupted run
+        raise
+    lock.release()
+    result.stats = stats
+    return result
 
-    samples = bench.samples()
-    if opts.limit is not None:
-        samples = samples[: opts.limit]
-    if not samples:
-        raise HuebenchError(f"benchmark {bench.name!r} produced no samples with these options: nothing to evaluate")
+
+def _evaluate_all(
+    opts: RunOptions,
+    bench: Benchmark,
+    model: Model,
+    config: dict[str, Any],
+    samples: list[Sample],
+    todo: list[Sample],
+    hashes: dict[str, str],
+    run_dir: Path,
+) -> tuple[RunResult, dict[str, Any]]:
+    records_path = run_dir / "records.jsonl"
     ids = [s.id for s in samples]
-    if len(set(ids)) != len(ids):
-        raise HuebenchError(f"benchmark {bench.name!r} produced duplicate sample ids; ids must be unique")
-    previous = _load_records(records_path)
-    todo = [s for s in samples if previous.get(s.id, {}).get("status") != "ok"]
-
     cache = OutputCache(None if opts.no_cache else (opts.cache or default_cache_path()))
     ctx = RunContext(model, cache, seed=opts.seed, options=config)
     started = time.perf_counter()
@@ -349,6 +469,8 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         def account(recs: list[dict[str, Any]], n: int) -> None:
             nonlocal failed, done_now
             failed += sum(1 for r in recs if r.get("status") != "ok")
+            for r in recs:  # which inputs a record answered: --resume refuses records of other inputs
+                r["input_sha256"] = hashes.get(str(r.get("id")))
             out.write_many(json_safe(r) for r in recs)  # NaN → null: records are strict JSON
             done_now += n
             rate = done_now / max(time.perf_counter() - t0, 1e-9)
@@ -376,8 +498,6 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
                 ctx.batch_sizes.update(st["batch_sizes"])
                 ctx.oom_backoffs += st["oom_backoffs"]
                 account(recs, len(recs))
-        elif opts.executor != "local":
-            raise HuebenchError(f"unknown executor {opts.executor!r}; use local or ray")
         else:
             for chunk in chunks:
                 try:
@@ -405,35 +525,63 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
     }
     atomic_write_json(run_dir / "run.json", stats)
     cache.close()
-    result.stats = stats
-    return result
+    return result, stats
 
 
 def finalize(
     run_dir: Path,
     *,
-    bench: Benchmark | None = None,
-    sample_order: Sequence[str] | None = None,
+    bench: Benchmark,
+    sample_order: Sequence[str],
     write_report: bool = True,
 ) -> RunResult:
-    """Compact records (one per sample, in sample order), compute results, write the report."""
-    config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
-    if bench is None:
-        bench = get_benchmark(config["benchmark"])(**config["benchmark_options"])
-    latest = _load_records(run_dir / "records.jsonl")
-    order = list(sample_order) if sample_order is not None else sorted(latest)
-    records = [latest[i] for i in order if i in latest]
-    text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n" for r in records)
+    """Compact records (one per sample, in sample order), compute results, write the report.
+    Only the run that holds the folder's lock calls this; readers use :func:`load_run`."""
     from huebench.io import atomic_write_text
+    from huebench.runs.folder import read_config
 
+    config = read_config(run_dir)
+    latest = _load_records(run_dir / "records.jsonl")
+    records = [latest[i] for i in sample_order if i in latest]
+    text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n" for r in records)
     atomic_write_text(run_dir / "records.jsonl", text)
     results = compute_results(bench, config, records)
     atomic_write_json(run_dir / "results.json", results)
     if write_report:
         from huebench.report.html import write_run_report
 
-        write_run_report(run_dir, bench, config, results, records)
+        write_run_report(run_dir / "report.html", bench, config, results, records)
     return RunResult(run_dir, results, records, {})
+
+
+@dataclass
+class LoadedRun:
+    """A run folder as read, never changed: config, records (latest per sample, file order), the
+    results recomputed from them, the results.json on disk (None if missing or damaged), its state."""
+
+    run_dir: Path
+    config: dict[str, Any]
+    bench: Benchmark
+    records: list[dict[str, Any]]
+    results: dict[str, Any]
+    stored_results: dict[str, Any] | None
+    state: Any
+
+
+def load_run(run_dir: str | Path) -> LoadedRun:
+    """Read a run folder without writing to it; works on a run still in progress (then partial)."""
+    from huebench.runs.folder import read_config, read_records, run_state
+
+    run_dir = Path(run_dir)
+    config = read_config(run_dir)
+    bench = get_benchmark(config["benchmark"])(**config["benchmark_options"])
+    latest = read_records(run_dir / "records.jsonl")
+    records = list(latest.values())
+    results = compute_results(bench, config, records)
+    stored = None
+    with contextlib.suppress(OSError, ValueError):
+        stored = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    return LoadedRun(run_dir, config, bench, records, results, stored, run_state(run_dir, config, latest))
 
 
 def compute_results(bench: Benchmark, config: dict[str, Any], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -464,18 +612,19 @@ def json_safe(obj: Any) -> Any:
     return obj
 
 
-def rescore(run_dir: str | Path, *, write: bool = True) -> dict[str, Any]:
-    """Recompute ``results.json`` from ``records.jsonl`` and ``config.json``; no model is loaded."""
-    run_dir = Path(run_dir)
-    if not (run_dir / "config.json").exists():
-        raise HuebenchError(f"{run_dir}: no config.json here; is this a huebench run folder?")
-    config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
-    bench = get_benchmark(config["benchmark"])(**config["benchmark_options"])
-    records = list(_load_records(run_dir / "records.jsonl").values())
-    results = compute_results(bench, config, records)  # records.jsonl is kept in sample order
+def rescore(run_dir: str | Path, *, write: bool = False) -> dict[str, Any]:
+    """Recompute the results from ``records.jsonl`` and ``config.json``; no model is loaded.
+
+    Nothing is written unless ``write``; writing is refused while the run is going or incomplete
+    (its results would describe a part of it)."""
+    loaded = load_run(run_dir)
     if write:
-        atomic_write_json(run_dir / "results.json", results)
-    return results
+        if loaded.state.partial:
+            raise HuebenchError(
+                f"{loaded.run_dir}: not rescored: {loaded.state.describe()}; results.json is left as it is"
+            )
+        atomic_write_json(loaded.run_dir / "results.json", loaded.results)
+    return loaded.results
 
 
 def evaluate(benchmark: str, model: str | Model, **options: Any) -> RunResult:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from huebench.stats import paired_bootstrap
@@ -34,6 +35,8 @@ __all__ = [
     "ITM_CHANCE",
     "TEXT_PROMPT",
     "VLM_CHANCE",
+    "VLM_RECORD_FIELDS",
+    "load_vlm_records",
     "parse_answer",
     "score_matrix_outcome",
     "score_vlm_records",
@@ -158,6 +161,38 @@ def _first_image_mention(text: str) -> int | None:
         if idx != first[2] and len(between) <= 3 and any(w in ("and", "or", "nor", "both") for w in between):
             return None  # "the first and the second", "first or second image"
     return first[2]
+
+
+VLM_RECORD_FIELDS = ("example_id", "query", "subject", "options", "correct", "response")
+
+
+def load_vlm_records(path: str | Path) -> list[dict[str, Any]]:
+    """Saved per-query VLM answers (JSONL, :data:`VLM_RECORD_FIELDS`), each field checked; a bad
+    value is a one-line error naming the file and line."""
+    from huebench.io import InputFileError, read_jsonl
+
+    records = []
+    for line, r in read_jsonl(path, required=VLM_RECORD_FIELDS):
+        where = f"{path}:{line}"
+        if r["query"] not in ("text", "image"):
+            raise InputFileError(f"{where}: query must be \"text\" or \"image\", got {r['query']!r}")
+        if isinstance(r["subject"], bool) or r["subject"] not in (0, 1):
+            raise InputFileError(
+                f"{where}: subject must be 0 or 1 (which caption/image of the pair was asked about), got {r['subject']!r}"
+            )
+        options = r["options"]
+        if not isinstance(options, list) or len(options) != 2 or not all(isinstance(o, str) for o in options):
+            raise InputFileError(f"{where}: options must be a list of two strings, got {options!r}")
+        if isinstance(r["correct"], bool) or r["correct"] not in (0, 1):
+            raise InputFileError(f"{where}: correct must be 0 or 1 (the index of the right option), got {r['correct']!r}")
+        if not isinstance(r["response"], str):
+            raise InputFileError(f"{where}: response must be the model's text answer, got {type(r['response']).__name__}")
+        if not isinstance(r["example_id"], (str, int)) or isinstance(r["example_id"], bool):
+            raise InputFileError(f"{where}: example_id must be a string or an integer, got {r['example_id']!r}")
+        records.append(r)
+    if not records:
+        raise InputFileError(f"{path}: no records (the file is empty); expected one JSON object per VLM query")
+    return records
 
 
 def score_vlm_records(

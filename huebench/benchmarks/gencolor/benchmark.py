@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -87,6 +88,11 @@ class _Prompts(Benchmark):
             if (not self.tasks or r["task"] in self.tasks) and (not self.systems or r["system"] in self.systems)
         ]
         return {r["id"]: r for r in recs}
+
+    def input_paths(self) -> dict[str, Path]:
+        # the image folder is what a run fills (and each image is verified by its sha256 in
+        # meta.json); the prompt file and user masks are inputs
+        return {k: v for k, v in super().input_paths().items() if k != "images"}
 
     def _generator_info(self, model: Model) -> dict[str, Any]:
         return {"spec": model.spec, "fingerprint": model.fingerprint, "options": self.gen_options}
