@@ -3,8 +3,10 @@
 The run evaluates a tiny CLIP on the colornames benchmark in a subprocess (the real CLI). Phase
 one kills it once the records file has grown by a random number of chunks (mid-inference), at
 least 12 times; phase two kills it during finalisation (records compaction, results, report) as
-soon as a new results.json appears. The final records and results must equal an uninterrupted
-run's byte for byte, with no duplicates and no half-written files left.
+soon as a new results.json appears; phase three, in a second folder, kills it five times at random
+moments (wherever they land: start-up, model loading, before the first record, inference). The
+final records and results must equal an uninterrupted run's byte for byte, with no duplicates, no
+half-written files and no lock left.
 """
 
 import json
@@ -81,9 +83,11 @@ def test_sigkill_at_random_points_then_resume(tiny, tmp_path):
     model = f"hf:{tiny('clip')}"
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     ref = tmp_path / "reference"
+    t0 = time.time()
     subprocess.run(
         _args(model, ref, tmp_path / "ref-cache.sqlite", False), env=env, check=True, capture_output=True, timeout=300
     )
+    ref_seconds = time.time() - t0
     total = _lines(ref / "records.jsonl")
     assert total == 11 * 24
 
@@ -115,6 +119,20 @@ def test_sigkill_at_random_points_then_resume(tiny, tmp_path):
     assert json.loads((out / "results.json").read_text()) == json.loads((ref / "results.json").read_text())
     assert (out / "report.html").read_text().count("<table") >= 2
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+    assert not (out / "run.lock").exists()  # a finished run leaves no mark of an interrupted one
+
+    # kills at random moments (start-up, model loading, before the first record, inference, finalisation)
+    timed, timed_kills = tmp_path / "timed", 0
+    for _ in range(5):
+        started, delay = time.time(), rng.uniform(0.1, ref_seconds)
+        # --resume on a folder without records starts afresh: a kill before the first record blocks nothing
+        outcome = _run_until(_args(model, timed, cache, True), env, lambda s=started, d=delay: time.time() - s > d)
+        timed_kills += outcome == "killed"
+    final = subprocess.run(_args(model, timed, cache, True), env=env, capture_output=True, timeout=300)
+    assert final.returncode == 0, final.stderr.decode()[-2000:]
+    assert timed_kills >= 3
+    assert (timed / "records.jsonl").read_text() == (ref / "records.jsonl").read_text()
+    assert sorted(p.name for p in timed.iterdir()) == sorted(p.name for p in ref.iterdir())  # no .tmp, no lock
 
 
 def test_gencolor_generation_and_scoring_survive_sigkill(tiny, tmp_path):

@@ -127,8 +127,6 @@ def print_summary(
 ) -> None:
     """The one summary every run-level command ends with: counts, headline metrics with intervals,
     where the failures' reasons are, the report."""
-    from collections import Counter
-
     n, n_failed = results["n"], results["n_failed"]
     colour = "red" if not n else "yellow" if n_failed else "green"
     console.print(f"[bold {colour}]done[/]: {n} samples scored, {n_failed} failed → {run_dir}", highlight=False)
@@ -140,16 +138,20 @@ def print_summary(
                 highlight=False,
             )
     if n_failed:
-        reasons = Counter(str(r.get("reason", "")).split("\n")[0][:160] for r in records if r.get("status") != "ok")
-        top, count = reasons.most_common(1)[0]
-        console.print(
-            f"  {n_failed} failed: reasons in {run_dir / 'records.jsonl'} (status \"error\") and the report; "
-            f"most common ({count}×): {top}",
-            highlight=False,
-            markup=False,
-        )
+        console.print("  " + _failures_line(records, run_dir), highlight=False, markup=False)
     if report is not None:
         console.print(f"  report: {report}", highlight=False)
+
+
+def _failures_line(records: list[dict[str, object]], run_dir: Path) -> str:
+    from collections import Counter
+
+    reasons = Counter(str(r.get("reason", "")).split("\n")[0][:160] for r in records if r.get("status") != "ok")
+    top, count = reasons.most_common(1)[0]
+    return (
+        f"{sum(reasons.values())} failed: reasons in {run_dir / 'records.jsonl'} (status \"error\") and the report; "
+        f"most common ({count}×): {top}"
+    )
 
 
 def end_run(result: object) -> None:
@@ -158,16 +160,7 @@ def end_run(result: object) -> None:
     res = result.results  # type: ignore[attr-defined]
     run_dir = result.run_dir  # type: ignore[attr-defined]
     if res["n_failed"]:
-        from collections import Counter
-
-        reasons = Counter(str(r.get("reason", ""))[:160] for r in result.records if r.get("status") != "ok")  # type: ignore[attr-defined]
-        top, count = reasons.most_common(1)[0]
-        console.print(
-            f"{res['n_failed']} of {res['n'] + res['n_failed']} samples failed: reasons in {run_dir / 'records.jsonl'} "
-            f"(status \"error\") and the report; most common ({count}×): {top}",
-            highlight=False,
-            markup=False,
-        )
+        console.print(_failures_line(result.records, run_dir), highlight=False, markup=False)  # type: ignore[attr-defined]
     console.print(f"report: {run_dir / 'report.html'}", highlight=False)
     raise typer.Exit(1 if res["n_failed"] else 0)
 
