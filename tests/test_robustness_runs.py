@@ -104,7 +104,11 @@ def test_damaged_run_files_are_one_line_errors(cli, tmp_path):
     code, _, err = cli("rescore", out)
     assert code == 2 and "records.jsonl:4: record without a text 'id'" in _one_line_error(err)
     (out / "config.json").write_text('{"benchmark": "colo')
-    for args in (("rescore", out), ("report", out), ("run", "colornames", "-m", "reference:random", "--out", out, "--resume")):
+    for args in (
+        ("rescore", out),
+        ("report", out),
+        ("run", "colornames", "-m", "reference:random", "--out", out, "--resume"),
+    ):
         code, _, err = cli(*args)
         assert code == 2 and "config.json: damaged" in _one_line_error(err), args
     code, _, err = cli("report", tmp_path / "nowhere")
@@ -156,10 +160,16 @@ def test_resume_without_config_is_refused_and_image_edits_are_seen(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("colornames", "--batchsize", "4"), "unknown option 'batchsize' for benchmark colornames; .* Did you mean '--batch-size'"),
+        (
+            ("colornames", "--batchsize", "4"),
+            "unknown option 'batchsize' for benchmark colornames; .* Did you mean '--batch-size'",
+        ),
         (("colornames", "--capability", "vlm"), "unknown option 'capability' for benchmark colornames"),
         (("colornames", "-o", "variants=abc"), "option 'variants' expects an integer, got 'abc'"),
-        (("rainbow", "-o", "rbg=hues.csv", "-o", "probes=p", "-o", "images=i"), "unknown option 'rbg' .* Did you mean 'rgb'"),
+        (
+            ("rainbow", "-o", "rbg=hues.csv", "-o", "probes=p", "-o", "images=i"),
+            "unknown option 'rbg' .* Did you mean 'rgb'",
+        ),
         (("colornames", "--executor", "slurm"), "--executor 'slurm' is not valid: expected local or ray"),
     ],
 )
@@ -174,7 +184,11 @@ def test_unknown_or_bad_options_are_usage_errors(cli, tmp_path, args, message):
 
 def test_negative_limit_is_refused(cli, tmp_path):
     code, _, err = cli("run", "colornames", "-m", "reference:random", "--limit", "-5", "--out", tmp_path / "r")
-    assert code == 2 and "Invalid value for '--limit': Input should be greater than or equal to 1 (see `huebench run --help`)" in _one_line_error(err)
+    assert (
+        code == 2
+        and "Invalid value for '--limit': Input should be greater than or equal to 1 (see `huebench run --help`)"
+        in _one_line_error(err)
+    )
     assert not (tmp_path / "r").exists()
 
 
@@ -233,13 +247,19 @@ def test_internal_errors_say_so_and_debug_shows_the_traceback(tmp_path, monkeypa
         raise ZeroDivisionError("oops")
 
     monkeypatch.setattr(ColorNames, "samples", broken)
-    monkeypatch.setattr(sys, "argv", ["huebench", "run", "colornames", "-m", "reference:random", "--out", str(tmp_path / "a")])
+    monkeypatch.setattr(
+        sys, "argv", ["huebench", "run", "colornames", "-m", "reference:random", "--out", str(tmp_path / "a")]
+    )
     monkeypatch.setattr(errors, "DEBUG", False)
     with pytest.raises(SystemExit) as stop:
         main()
     assert stop.value.code == 3
     assert "internal error: ZeroDivisionError: oops" in _one_line_error(capsys.readouterr().err)
-    monkeypatch.setattr(sys, "argv", ["huebench", "--debug", "run", "colornames", "-m", "reference:random", "--out", str(tmp_path / "b")])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["huebench", "--debug", "run", "colornames", "-m", "reference:random", "--out", str(tmp_path / "b")],
+    )
     with pytest.raises(ZeroDivisionError):
         main()
 
@@ -260,11 +280,22 @@ def test_resume_removes_temporaries_left_by_a_kill(tmp_path):
     [
         ("", "no records \\(the file is empty\\)"),
         (
-            json.dumps({"example_id": 1, "query": "text", "subject": "image_1", "options": ["a", "b"], "correct": 0, "response": "A"}),
+            json.dumps(
+                {
+                    "example_id": 1,
+                    "query": "text",
+                    "subject": "image_1",
+                    "options": ["a", "b"],
+                    "correct": 0,
+                    "response": "A",
+                }
+            ),
             r"answers.jsonl:1: subject must be 0 or 1",
         ),
         (
-            json.dumps({"example_id": 1, "query": "text", "subject": 0, "options": ["a", "b"], "correct": 0, "response": "A"}),
+            json.dumps(
+                {"example_id": 1, "query": "text", "subject": 0, "options": ["a", "b"], "correct": 0, "response": "A"}
+            ),
             r"answers.jsonl: 1 example\(s\) lack some of the 4 queries",
         ),
     ],
@@ -283,5 +314,7 @@ def test_a_lone_surrogate_in_a_caption_names_the_file_and_line(cli, tmp_path):
     lines = (data / "examples.jsonl").read_text().splitlines()
     lines[1] = lines[1].replace("square", "squ\\udc80re", 1)
     (data / "examples.jsonl").write_text("\n".join(lines) + "\n")
-    code, _, err = cli("run", "colorswap", "-m", "reference:random", "--data", data, "--out", tmp_path / "r", "--no-progress")
+    code, _, err = cli(
+        "run", "colorswap", "-m", "reference:random", "--data", data, "--out", tmp_path / "r", "--no-progress"
+    )
     assert code == 2 and "examples.jsonl:2: a \\uD800–\\uDFFF escape" in _one_line_error(err)

@@ -9,6 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from huebench.cli.runs import end_run
+from huebench.report.html import fmt_num
+
 app = typer.Typer(no_args_is_help=True)
 console = Console()
 
@@ -143,7 +146,10 @@ def probe_cmd(
         benchmark_options={"dataset": dataset, "steps": steps, "seeds": seeds, "points": points, "epsilon": epsilon},
     )
     res = run(opts, model=m)
-    s = res.metrics["summary"]
-    console.print(
-        f"MDL {s['mdl']:.2f}  SDL {s['sdl']:.2f}  εSC {s['sample_complexity']}  final D_JS {s['final_js']:.3f}  Avg. corr. {s['final_avg_correlation']:.1f} → {res.run_dir}"
-    )
+    s = res.metrics.get("summary") or {}
+    if s:
+        console.print(
+            f"MDL {fmt_num(s['mdl'], 2)}  SDL {fmt_num(s['sdl'], 2)}  εSC {s['sample_complexity']}  "
+            f"final D_JS {fmt_num(s['final_js'])}  Avg. corr. {fmt_num(s['final_avg_correlation'], 1)} → {res.run_dir}"
+        )
+    end_run(res)

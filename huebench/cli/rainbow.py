@@ -8,6 +8,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from huebench.cli.runs import end_run
+from huebench.report.html import fmt_num
+
 app = typer.Typer(no_args_is_help=True)
 console = Console()
 
@@ -78,5 +81,5 @@ def baseline_cmd(
     )
     for kind in ("replacement", "swap"):
         for src, e in res.metrics.get(kind, {}).items():
-            console.print(f"{kind:12s} {src:16s} {e['share']:.2f}  (n={e['n']})")
-    console.print(f"report: {res.run_dir / 'report.html'}")
+            console.print(f"{kind:12s} {src:16s} {fmt_num(e['share'], 2)}  (n={e['n']})")
+    end_run(res)

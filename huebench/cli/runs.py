@@ -149,7 +149,7 @@ def _failures_line(records: list[dict[str, object]], run_dir: Path) -> str:
     reasons = Counter(str(r.get("reason", "")).split("\n")[0][:160] for r in records if r.get("status") != "ok")
     top, count = reasons.most_common(1)[0]
     return (
-        f"{sum(reasons.values())} failed: reasons in {run_dir / 'records.jsonl'} (status \"error\") and the report; "
+        f'{sum(reasons.values())} failed: reasons in {run_dir / "records.jsonl"} (status "error") and the report; '
         f"most common ({count}×): {top}"
     )
 
@@ -193,9 +193,7 @@ def rescore_command(
     else:
         state = "" if not loaded.state.partial else f" ({loaded.state.describe()})"
         print_summary(new, run_dir, loaded.records, report=None)
-        console.print(
-            f"  results.json {'matches' if same else 'differs; --write replaces it'}{state}", highlight=False
-        )
+        console.print(f"  results.json {'matches' if same else 'differs; --write replaces it'}{state}", highlight=False)
     raise typer.Exit(1 if new["n_failed"] else 0)
 
 
@@ -224,5 +222,7 @@ def report_command(
     else:
         write_multi_report(runs, out)
         for r in runs:
-            console.print(f"  {r.run_dir}: {r.results['n']} scored, {r.results['n_failed']} failed, {r.state.describe()}")
+            console.print(
+                f"  {r.run_dir}: {r.results['n']} scored, {r.results['n_failed']} failed, {r.state.describe()}"
+            )
         console.print(f"report written to {out}")

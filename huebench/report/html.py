@@ -156,7 +156,9 @@ def write_run_report(
                 note="retried on --resume",
             )
         )
-    title = f"{config['benchmark']} — {config['model']['spec']}" + (" (partial)" if status and status.startswith("partial") else "")
+    title = f"{config['benchmark']} — {config['model']['spec']}" + (
+        " (partial)" if status and status.startswith("partial") else ""
+    )
     html = render_report(title, meta, sections, _sample_rows(records))
     atomic_write_text(path, html)
     return Path(path)

@@ -55,7 +55,11 @@ def read_config(run_dir: Path) -> dict[str, Any]:
             f"{path}: damaged ({exc}); the run's settings are unknown, so its records cannot be used: "
             "start a new run in another --out"
         ) from None
-    missing = [k for k in ("benchmark", "benchmark_options", "model") if k not in config] if isinstance(config, dict) else ["all"]
+    missing = (
+        [k for k in ("benchmark", "benchmark_options", "model") if k not in config]
+        if isinstance(config, dict)
+        else ["all"]
+    )
     if missing:
         raise RunFolderError(f"{path}: not a huebench run config (missing {', '.join(missing)}); start a new run")
     return config
@@ -147,7 +151,9 @@ class RunState:
         if self.status == "running":
             return f"partial: the run is still going ({self.n_records:,}{total} samples recorded so far)"
         if self.status == "interrupted":
-            return f"partial: the run stopped early ({self.n_records:,}{total} samples recorded; finish it with --resume)"
+            return (
+                f"partial: the run stopped early ({self.n_records:,}{total} samples recorded; finish it with --resume)"
+            )
         return f"complete ({self.n_records:,} samples)"
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from huebench.benchmarks.base import Benchmark, Sample, get_benchmark
 from huebench.errors import HuebenchError
-from huebench.io import JsonlAppender, atomic_write_json, read_jsonl
+from huebench.io import JsonlAppender, atomic_write_json
 from huebench.models.base import Model
 from huebench.runs.cache import OutputCache, request_key
 
@@ -410,7 +410,9 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         config["inputs"] = input_fingerprint(bench.input_paths(), samples)
         previous = _load_records(records_path)
         if existing is not None:
-            _check_resumable(existing, {**config, "inputs": {**config["inputs"], "_sample_hashes": hashes}}, run_dir, previous)
+            _check_resumable(
+                existing, {**config, "inputs": {**config["inputs"], "_sample_hashes": hashes}}, run_dir, previous
+            )
         atomic_write_json(config_path, config)
         wrote_config = existing is None
         todo = [s for s in samples if previous.get(s.id, {}).get("status") != "ok"]

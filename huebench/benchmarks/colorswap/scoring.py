@@ -175,7 +175,7 @@ def load_vlm_records(path: str | Path) -> list[dict[str, Any]]:
     for line, r in read_jsonl(path, required=VLM_RECORD_FIELDS):
         where = f"{path}:{line}"
         if r["query"] not in ("text", "image"):
-            raise InputFileError(f"{where}: query must be \"text\" or \"image\", got {r['query']!r}")
+            raise InputFileError(f'{where}: query must be "text" or "image", got {r["query"]!r}')
         if isinstance(r["subject"], bool) or r["subject"] not in (0, 1):
             raise InputFileError(
                 f"{where}: subject must be 0 or 1 (which caption/image of the pair was asked about), got {r['subject']!r}"
@@ -184,9 +184,13 @@ def load_vlm_records(path: str | Path) -> list[dict[str, Any]]:
         if not isinstance(options, list) or len(options) != 2 or not all(isinstance(o, str) for o in options):
             raise InputFileError(f"{where}: options must be a list of two strings, got {options!r}")
         if isinstance(r["correct"], bool) or r["correct"] not in (0, 1):
-            raise InputFileError(f"{where}: correct must be 0 or 1 (the index of the right option), got {r['correct']!r}")
+            raise InputFileError(
+                f"{where}: correct must be 0 or 1 (the index of the right option), got {r['correct']!r}"
+            )
         if not isinstance(r["response"], str):
-            raise InputFileError(f"{where}: response must be the model's text answer, got {type(r['response']).__name__}")
+            raise InputFileError(
+                f"{where}: response must be the model's text answer, got {type(r['response']).__name__}"
+            )
         if not isinstance(r["example_id"], (str, int)) or isinstance(r["example_id"], bool):
             raise InputFileError(f"{where}: example_id must be a string or an integer, got {r['example_id']!r}")
         records.append(r)
