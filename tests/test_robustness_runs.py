@@ -133,7 +133,7 @@ def test_resume_refuses_changed_inputs(tmp_path):
     with pytest.raises(HuebenchError) as err:
         evaluate("colorswap", "reference:random", out=out, resume=True, **kw)
     message = str(err.value)
-    assert "cannot resume" in message and "input files (data: content changed)" in message
+    assert "cannot resume" in message and "input files (data: changed since the run began)" in message
     assert f"1 recorded samples have other inputs now, e.g. {first['id']!r}" in message
     assert "\n" not in message
 
@@ -148,7 +148,7 @@ def test_resume_without_config_is_refused_and_image_edits_are_seen(tmp_path):
     from PIL import Image
 
     Image.new("RGB", (48, 48), (1, 2, 3)).save(data / "images" / "0_1.png")  # same path, other pixels
-    with pytest.raises(HuebenchError, match=r"input files \(data: content changed\)"):
+    with pytest.raises(HuebenchError, match=r"input files \(data: changed since the run began\)"):
         evaluate("colorswap", "reference:random", out=out, resume=True, **kw)
     (out / "config.json").unlink()
     with pytest.raises(HuebenchError, match="config.json: missing, but records.jsonl holds records"):

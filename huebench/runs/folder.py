@@ -34,8 +34,9 @@ __all__ = [
 ]
 
 LOCK_NAME = "run.lock"
-#: files a folder of this size or smaller are hashed by content; larger ones by size and name
+#: in a folder, data files up to this size are hashed by content; other files by size and time
 CONTENT_HASH_MAX_BYTES = 8 * 1024 * 1024
+DATA_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".tsv", ".txt", ".yaml", ".yml"})
 
 
 class RunFolderError(HuebenchError, ValueError):
@@ -189,28 +190,28 @@ def sample_hash(sample_id: str, inputs: Any) -> str:
 
 
 def path_fingerprint(path: Path) -> str:
-    """SHA-256 of a file's content; for a folder, of every file's relative path and content (files
-    over ``CONTENT_HASH_MAX_BYTES`` by size only)."""
-    h = hashlib.sha256()
+    """SHA-256 of a file's content; for a folder, of each file's relative path with its content for
+    data files (``DATA_SUFFIXES``, up to ``CONTENT_HASH_MAX_BYTES``) and its size and modification
+    time for the rest (images: a dataset root can hold gigabytes; an edit changes the time)."""
     if path.is_file():
         with open(path, "rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
+    h = hashlib.sha256()
     root = path.resolve()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
             p = Path(dirpath) / name
-            rel = p.relative_to(root).as_posix()
             try:
                 st = p.stat()
             except OSError:
                 continue
-            h.update(rel.encode("utf-8", "surrogateescape") + b"\x00")
-            if st.st_size <= CONTENT_HASH_MAX_BYTES:
+            h.update(p.relative_to(root).as_posix().encode("utf-8", "surrogateescape") + b"\x00")
+            if p.suffix.lower() in DATA_SUFFIXES and st.st_size <= CONTENT_HASH_MAX_BYTES:
                 with open(p, "rb") as fh:
                     h.update(hashlib.file_digest(fh, "sha256").digest())
             else:
-                h.update(f"size:{st.st_size}".encode())
+                h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
 

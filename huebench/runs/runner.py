@@ -244,7 +244,7 @@ def _check_resumable(
             if old_inputs.get("files", {}).get(k) != new_inputs["files"].get(k)
         )  # fmt: skip
         if changed_files:
-            diffs.append(f"input files ({', '.join(changed_files)}: content changed)")
+            diffs.append(f"input files ({', '.join(changed_files)}: changed since the run began)")
         if old_inputs.get("samples_sha256") != new_inputs["samples_sha256"]:
             diffs.append(_changed_samples(previous, new_inputs))
     if diffs:
