@@ -60,6 +60,9 @@ def _palette_image(rgb):
         (lambda: _palette_image((200, 10, 10)), (200, 10, 10)),
         (lambda: Image.new("CMYK", (8, 8), (0, 255, 255, 0)), (255, 0, 0)),
         (lambda: Image.fromarray(np.full((8, 8), 65535, dtype=np.uint16)), (255, 255, 255)),
+        # 16-bit by bit depth, not by the image's own maximum: 51400 = 200·257 → 200, 200 → 0
+        (lambda: Image.fromarray(np.full((8, 8), 51400, dtype=np.uint16)), (200, 200, 200)),
+        (lambda: Image.fromarray(np.full((8, 8), 200, dtype=np.uint16)), (0, 0, 0)),
         (lambda: Image.new("RGBA", (8, 8), (255, 0, 0, 0)), (255, 255, 255)),  # transparent → white paper
         (lambda: Image.new("LA", (8, 8), (0, 255)), (0, 0, 0)),
     ],
@@ -74,12 +77,10 @@ def test_unusual_image_modes_become_rgb(tmp_path, mode_maker, expected):
 
 
 def test_enormous_images_are_refused(tmp_path, monkeypatch):
-    import huebench.images as images
-
     p = tmp_path / "huge.png"
     Image.new("L", (4000, 3000)).save(p)
-    monkeypatch.setattr(images, "MAX_PIXELS", 10_000_000)
-    with pytest.raises(ImageLoadError, match="4000×3000 exceeds the 10000000-pixel limit"):
+    monkeypatch.setenv("HUEBENCH_MAX_PIXELS", "10000000")  # read when checked, not at import
+    with pytest.raises(ImageLoadError, match=r"4000×3000 image \(12000000 pixels\) exceeds the 10000000-pixel limit"):
         load_image(p)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from huebench.benchmarks.coda.metrics import COLORS, js_distance, kendall
 from huebench.errors import HuebenchError
 from huebench.io import InputFileError, atomic_write_json, atomic_write_text, read_jsonl
+from huebench.paths import resolve_under
 
 __all__ = [
     "GROUPS",
@@ -264,7 +265,7 @@ def load_dataset(source: str | Path) -> list[CodaObject]:
     if s.startswith("hf:"):
         return _load_hub(s[3:])
     path = Path(s)
-    file = path / "objects.jsonl" if path.is_dir() else path
+    file = resolve_under(path, "objects.jsonl", what="objects file") if path.is_dir() else path
     out = []
     for line, r in read_jsonl(file, required=("class_id", "display_name", "distribution", "group", "split")):
         if len(r["distribution"]) != len(COLORS):

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from huebench.errors import HuebenchError
-from huebench.images import load_image, resolve_under
+from huebench.images import load_image
 from huebench.io import InputFileError, read_jsonl
+from huebench.paths import resolve_under
 
 __all__ = ["WinoExample", "load_examples"]
 
@@ -54,13 +55,13 @@ def _find_jsonl(path: Path) -> Path:
             f"{path}: no such file or folder (give a JSONL file, a folder holding one, or hf:<dataset id>)"
         )
     if (path / "examples.jsonl").is_file():
-        return path / "examples.jsonl"
+        return resolve_under(path, "examples.jsonl", what="examples file")
     found = sorted(path.glob("*.jsonl"))
     if len(found) != 1:
         raise InputFileError(
             f"{path}: expected examples.jsonl or exactly one *.jsonl file, found {[p.name for p in found] or 'none'}"
         )
-    return found[0]
+    return resolve_under(path, found[0].name, what="examples file")
 
 
 def _load_local(path: Path, split: str | None) -> list[WinoExample]:

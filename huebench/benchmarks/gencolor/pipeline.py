@@ -66,11 +66,16 @@ def rle_decode(rle: dict[str, Any]) -> NDArray[np.bool_]:
     return np.repeat(values, runs).reshape(rle["shape"])
 
 
+def _user_mask_relative(pid: str, index: int, name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return f"{pid}/{index}.{slug}.png"
+
+
 def user_mask_path(masks_dir: str | Path, pid: str, index: int, name: str) -> Path:
     """Where a user mask for object ``name`` in image ``index`` of prompt ``pid`` is looked for:
-    ``MASKS/<prompt id>/<index>.<object slug>.png`` (lower case, runs of other characters → "-")."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    return Path(masks_dir) / pid / f"{index}.{slug}.png"
+    ``MASKS/<prompt id>/<index>.<object slug>.png`` (lower case, runs of other characters → "-").
+    It is read only if it stays inside ``MASKS`` (:func:`huebench.paths.resolve_under`)."""
+    return Path(masks_dir) / _user_mask_relative(pid, index, name)
 
 
 @dataclass
@@ -108,12 +113,13 @@ class ObjectMasker:
     def user_mask(self, pid: str, index: int, name: str, shape: tuple[int, int]) -> NDArray[np.bool_] | None:
         if self.masks_dir is None:
             return None
-        path = user_mask_path(self.masks_dir, pid, index, name)
+        from huebench.images import load_image
+        from huebench.paths import resolve_under
+
+        path = resolve_under(self.masks_dir, _user_mask_relative(pid, index, name), what="mask")
         if not path.exists():
             return None
-        from huebench.images import load_image
-
-        m = np.asarray(load_image(path).convert("L")) > 0
+        m = np.asarray(load_image(path).convert("L")) > 0  # load_image: the pixel budget, before decoding
         if m.shape != shape:
             raise ValueError(f"{path}: mask is {m.shape[1]}×{m.shape[0]}, the image {shape[1]}×{shape[0]}")
         return m

@@ -30,9 +30,10 @@ import numpy as np
 from huebench.benchmarks.base import Benchmark, Sample
 from huebench.benchmarks.rainbow.probes import COLORS
 from huebench.errors import HuebenchError
-from huebench.images import load_image, resolve_under
+from huebench.images import load_image
 from huebench.io import InputFileError, read_jsonl
 from huebench.models.base import Capability, Model, VLMQuery
+from huebench.paths import resolve_under
 
 __all__ = ["VLM_PROMPT", "Rainbow", "RainbowBaseline", "load_probes"]
 
@@ -43,14 +44,15 @@ PROBE_FIELDS = ("id", "caption_id", "image", "kind", "text", "foil", "original_c
 def load_probes(folder: str | Path, kinds: Sequence[str] = ("replacement", "swap")) -> dict[str, list[dict[str, Any]]]:
     """Probes grouped by caption id, in file order."""
     folder = Path(folder)
-    files = {"replacement": folder / "replacements.jsonl", "swap": folder / "swaps.jsonl"}
+    names = {"replacement": "replacements.jsonl", "swap": "swaps.jsonl"}
     groups: dict[str, list[dict[str, Any]]] = {}
     for kind in kinds:
-        if kind not in files:
+        if kind not in names:
             raise HuebenchError(f"unknown probe kind {kind!r}; use replacement and/or swap")
-        if not files[kind].exists():
-            raise InputFileError(f"{files[kind]}: not found; build probes with `huebench rainbow build`")
-        for _, p in read_jsonl(files[kind], required=PROBE_FIELDS):
+        file = resolve_under(folder, names[kind], what="probe file")
+        if not file.exists():
+            raise InputFileError(f"{folder / names[kind]}: not found; build probes with `huebench rainbow build`")
+        for _, p in read_jsonl(file, required=PROBE_FIELDS):
             groups.setdefault(str(p["caption_id"]), []).append(p)
     if not groups:
         raise InputFileError(f"{folder}: no probes")
@@ -140,7 +142,7 @@ class Rainbow(_RainbowBase):
         reqs: list[dict[str, Any]] = []
         for s in samples:
             ps = groups[s.id]
-            image_path = resolve_under(self.images_root, ps[0]["image"], what="image")
+            image_path = resolve_under(self.images_root, str(ps[0]["image"]), what="image")
             img = np.asarray(load_image(image_path))
             texts = list(dict.fromkeys([ps[0]["text"], *(p["foil"] for p in ps)]))
             plans.append((s, ps, texts, len(reqs)))
