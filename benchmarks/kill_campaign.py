@@ -3,8 +3,9 @@
 Each cycle starts ``huebench run colornames`` (a tiny random CLIP, the real CLI) with ``--resume``
 and kills it after a random delay drawn from [0, 1.2 × an uninterrupted run's time], so kills land
 in start-up, model loading, config writing, inference, compaction and report writing alike. Some
-cycles also read the live run with ``huebench report`` and ``huebench rescore`` at a random moment:
-those must exit 0 or say the run is partial, and must not change a byte of the run folder. After
+cycles also freeze the live run (SIGSTOP) at a random moment and read it with ``huebench report``
+and ``huebench rescore``: they must not change a byte of the run folder, and end with 0, 1 (some
+samples failed) or 2 (a one-line error, e.g. the config not written yet). After
 the last cycle one more resume finishes the run; its records and results must equal the
 uninterrupted run's byte for byte, with no temporary file and no lock left.
 
@@ -75,7 +76,7 @@ def main() -> int:
         subprocess.run(run_args(model, ref, tmp / "ref.sqlite"), env=env, check=True, capture_output=True)
         ref_seconds = time.time() - t0
         landed: Counter[str] = Counter()
-        reads = {"report": 0, "rescore": 0, "changed_folder": 0, "bad_exit": 0}
+        reads = {"report": 0, "rescore": 0, "partial": 0, "changed_folder": 0, "bad_exit": 0}
         finished_early = 0
         for cycle in range(args.cycles):
             started, delay = time.time(), rng.uniform(0.0, 1.2 * ref_seconds)
@@ -85,20 +86,17 @@ def main() -> int:
             while proc.poll() is None and time.time() - started < delay:
                 if read_at is not None and time.time() - started > read_at and (out / "config.json").exists():
                     read_at = None
-                    for cmd in (["report", str(out), "--out", str(tmp / "r.html")], ["rescore", str(out)]):
-                        before = snapshot(out)
-                        r = subprocess.run([*CLI, *cmd], env=env, capture_output=True, text=True)
-                        reads[cmd[0]] += 1
-                        # the live run may append records meanwhile; a reader must not change what was there
-                        after = snapshot(out)
-                        if after.get("results.json") != before.get("results.json"):
-                            continue  # the run itself finalised meanwhile (compaction rewrites records)
-                        for name, data in before.items():
-                            if name == "records.jsonl" and after.get(name, b"").startswith(data):
-                                continue
-                            if name in ("records.jsonl", "config.json") and after.get(name) != data:
-                                reads["changed_folder"] += 1
-                        reads["bad_exit"] += r.returncode not in (0, 1)
+                    os.kill(proc.pid, signal.SIGSTOP)  # frozen mid-write: any change now is the reader's
+                    try:
+                        for cmd in (["report", str(out), "--out", str(tmp / "r.html")], ["rescore", str(out)]):
+                            before = snapshot(out)
+                            r = subprocess.run([*CLI, *cmd], env=env, capture_output=True, text=True)
+                            reads[cmd[0]] += 1
+                            reads["changed_folder"] += snapshot(out) != before
+                            reads["bad_exit"] += r.returncode not in (0, 1, 2)
+                            reads["partial"] += "partial" in r.stdout
+                    finally:
+                        os.kill(proc.pid, signal.SIGCONT)
                 time.sleep(0.005)
             if proc.poll() is None:
                 where = phase(out, started)

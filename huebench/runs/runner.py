@@ -413,8 +413,11 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             _check_resumable(
                 existing, {**config, "inputs": {**config["inputs"], "_sample_hashes": hashes}}, run_dir, previous
             )
-        atomic_write_json(config_path, config)
-        wrote_config = existing is None
+        if existing is None:
+            atomic_write_json(config_path, config)
+            wrote_config = True
+        else:  # the run's own config stays: it passed the check, and it says which version began the run
+            config = existing
         todo = [s for s in samples if previous.get(s.id, {}).get("status") != "ok"]
         result, stats = _evaluate_all(opts, bench, model, config, samples, todo, hashes, run_dir)
         stats["stale_temporaries_removed"] = removed
