@@ -22,6 +22,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from huebench.errors import HuebenchError
+from huebench.models._torch import check_device, check_dtype, resolve_device, resolve_dtype
 
 log = logging.getLogger(__name__)
 
@@ -198,11 +199,20 @@ class Model:
 
     capabilities: ClassVar[frozenset[Capability]] = frozenset()
     family: ClassVar[str] = "model"
+    #: runs a torch model: ``device`` must exist on this machine and ``dtype`` work there (checked
+    #: with torch when the model is made); other backends have the spelling checked only, no torch
+    torch_backed: ClassVar[bool] = False
+    #: the ``torch.dtype`` of ``dtype`` (torch-backed models only)
+    torch_dtype: Any = None
 
     def __init__(self, spec: str, *, device: str = "cpu", dtype: str = "float32", batch_size: int = 8, seed: int = 0):
         self.spec = spec
-        self.device = device
-        self.dtype = dtype
+        self.device = check_device(device)
+        self.dtype = check_dtype(dtype)
+        if self.torch_backed:  # before any weights are read: a wrong device fails in one line, at once
+            torch_device = resolve_device(self.device)
+            self.device = str(torch_device)
+            self.torch_dtype = resolve_dtype(self.dtype, torch_device)
         self.batch_size = batch_size
         self.seed = seed
         self.last_batch: BatchStats | None = None

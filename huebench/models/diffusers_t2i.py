@@ -3,6 +3,9 @@
 Every image gets its own ``torch.Generator`` seeded from (prompt, index) by the caller, passed to
 the pipeline as a list, so an image does not depend on which other prompts share its batch (up to
 floating-point rounding across batch shapes, which can move a rare pixel by one level).
+
+Weights are read from safetensors files only (``use_safetensors=True``); a local pipeline folder is
+checked first, so a damaged or pickle-only component is refused in one line naming its file.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from huebench.models._weights import check_diffusers_folder, check_local, loading
 from huebench.models.base import Capability, Model
 from huebench.models.hf import checkpoint_fingerprint, require_extra
 
@@ -18,6 +22,7 @@ __all__ = ["DiffusersT2I", "load_diffusers"]
 
 class DiffusersT2I(Model):
     family: ClassVar[str] = "diffusers"
+    torch_backed = True
     capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.TEXT_TO_IMAGE})
 
     def __init__(
@@ -33,13 +38,16 @@ class DiffusersT2I(Model):
             spec or f"diffusers:{ident}",
             **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")},
         )
-        diffusers = require_extra("diffusers", "t2i")
-        import torch
-
         self.ident = ident
-        dtype = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[self.dtype]
-        self.pipe = diffusers.DiffusionPipeline.from_pretrained(ident, torch_dtype=dtype, trust_remote_code=False)
-        self.pipe.to(self.device)
+        folder = check_local(ident, self.spec, "model_index.json")
+        if folder is not None:
+            check_diffusers_folder(folder, self.spec)
+        diffusers = require_extra("diffusers", "t2i")
+        with loading(self.spec, ident, "its pipeline", self.device):
+            self.pipe = diffusers.DiffusionPipeline.from_pretrained(
+                ident, torch_dtype=self.torch_dtype, trust_remote_code=False, use_safetensors=True
+            )
+            self.pipe.to(self.device)
         self.pipe.set_progress_bar_config(disable=True)
         self.steps = steps
         self.guidance_scale = guidance_scale
@@ -76,7 +84,7 @@ class DiffusersT2I(Model):
             if v is not None
         }
         kwargs.update(options)
-        gen_device = "cpu" if self.device == "mps" else self.device
+        gen_device = "cpu" if self.device.startswith("mps") else self.device
 
         def run(batch: list[tuple[str, int]]) -> list[Any]:
             gens = [torch.Generator(device=gen_device).manual_seed(int(s)) for _, s in batch]

@@ -15,7 +15,9 @@
 | sam | :class:`~huebench.models.hf_vision.HFSegmenter` | segmentation |
 
 ``trust_remote_code`` is never passed: checkpoints that need their authors' code go through the
-plugin entry point instead (see ``registry``).
+plugin entry point instead (see ``registry``). Weights are read from safetensors files only; a
+local folder is checked before loading, and loading failures become one-line errors that name
+the file (see ``_weights``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from huebench.errors import HuebenchError
+from huebench.models._weights import check_local, check_transformers_folder, loading, one_line
 from huebench.models.base import Model
 
 __all__ = ["HFModel", "UnsupportedModelError", "load_hf", "require_extra"]
@@ -77,16 +80,19 @@ def require_extra(module: str, extra: str) -> Any:
         ) from exc
 
 
-def _read_config(ident: str) -> dict[str, Any]:
+def _read_config(ident: str, spec: str | None = None) -> dict[str, Any]:
+    spec = spec or f"hf:{ident}"
+    check_local(ident, spec, "config.json")  # a folder: there, with a config.json that parses
     transformers = require_extra("transformers", "lm,vision")
-    try:
-        cfg = transformers.AutoConfig.from_pretrained(ident, trust_remote_code=False)
-    except ValueError as exc:
-        raise UnsupportedModelError(f"hf:{ident}: {exc}") from exc
-    except OSError as exc:
-        offline = os.environ.get("HF_HUB_OFFLINE") == "1"
-        hint = " (HF_HUB_OFFLINE=1 is set: only local folders and cached downloads work)" if offline else ""
-        raise HuebenchError(f"hf:{ident}: cannot read its config{hint}: {exc}") from exc
+    with loading(spec, ident, "its config"):  # other failures: one line too
+        try:
+            cfg = transformers.AutoConfig.from_pretrained(ident, trust_remote_code=False)
+        except ValueError as exc:
+            raise UnsupportedModelError(f"{spec}: {one_line(exc)}") from exc
+        except OSError as exc:
+            offline = os.environ.get("HF_HUB_OFFLINE") == "1"
+            hint = " (HF_HUB_OFFLINE=1 is set: only local folders and cached downloads work)" if offline else ""
+            raise HuebenchError(f"{spec}: cannot read its config{hint}: {one_line(exc)}") from exc
     return {
         "model_type": cfg.model_type,
         "architectures": list(getattr(cfg, "architectures", None) or []),
@@ -123,6 +129,7 @@ class HFModel(Model):
     """Shared loading options for transformers adapters."""
 
     family = "hf"
+    torch_backed = True
 
     def __init__(
         self, ident: str, *, spec: str | None = None, config: Any = None, random_init: bool = False, **options: Any
@@ -136,32 +143,37 @@ class HFModel(Model):
         # random_init: the same architecture with freshly initialised weights (seeded) — the
         # "Random" control of representation probing; the checkpoint's weights are not read.
         self.random_init = bool(random_init)
+        if not self.random_init and Path(ident).is_dir():
+            archs = list(getattr(config, "architectures", None) or [])
+            check_transformers_folder(Path(ident), self.spec, archs[0] if archs else None)
         self._weights = {"random_init_seed": self.seed} if self.random_init else checkpoint_fingerprint(ident)
 
     def fingerprint_parts(self) -> dict[str, Any]:
         return {**super().fingerprint_parts(), "weights": self._weights, "random_init": self.random_init}
 
-    @property
-    def torch_dtype(self) -> Any:
-        import torch
-
-        return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[self.dtype]
+    def _load_pretrained(self, loader: Any, what: str) -> Any:
+        """``loader.from_pretrained(ident)`` (a tokenizer or processor class); failures in one line."""
+        with loading(self.spec, self.ident, what, self.device):
+            return loader.from_pretrained(self.ident)
 
     def _from_pretrained(self, cls: Any, **kwargs: Any) -> Any:
-        if self.random_init:
-            import torch
+        with loading(self.spec, self.ident, "its weights", self.device):
+            if self.random_init:
+                import torch
 
-            torch.manual_seed(self.seed)
-            model = cls.from_config(self.config, **kwargs).to(self.torch_dtype)
-        else:
-            model = cls.from_pretrained(self.ident, dtype=self.torch_dtype, trust_remote_code=False, **kwargs)
-        model.to(self.device)
+                torch.manual_seed(self.seed)
+                model = cls.from_config(self.config, **kwargs).to(self.torch_dtype)
+            else:
+                model = cls.from_pretrained(
+                    self.ident, dtype=self.torch_dtype, trust_remote_code=False, use_safetensors=True, **kwargs
+                )
+            model.to(self.device)
         model.eval()
         return model
 
 
 def load_hf(ident: str, *, spec: str | None = None, **options: Any) -> Model:
-    info = _read_config(ident)
+    info = _read_config(ident, spec)
     mtype, archs = info["model_type"], info["architectures"]
     kwargs = {"spec": spec, "config": info["config"], **options}
     if mtype in CONTRASTIVE_TYPES:

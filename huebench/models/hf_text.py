@@ -71,7 +71,7 @@ class HFMaskedLM(_TokenizerMixin, HFModel):
         super().__init__(ident, **kwargs)
         import transformers
 
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(ident)
+        self.tokenizer = self._load_pretrained(transformers.AutoTokenizer, "its tokenizer")
         self.model = self._from_pretrained(transformers.AutoModelForMaskedLM)
         if self.tokenizer.mask_token_id is None:
             raise HuebenchError(f"hf:{ident}: the tokenizer has no mask token; not a masked LM")
@@ -224,7 +224,7 @@ class HFSentenceEncoder(_TokenizerMixin, HFModel):
         super().__init__(ident, **kwargs)
         import transformers
 
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(ident)
+        self.tokenizer = self._load_pretrained(transformers.AutoTokenizer, "its tokenizer")
         self.model = self._from_pretrained(transformers.AutoModel)
 
     def text_features(self, texts: Sequence[str], *, position: str = "pooled") -> np.ndarray:
@@ -248,7 +248,7 @@ class HFCausalLM(_TokenizerMixin, HFModel):
         super().__init__(ident, **kwargs)
         import transformers
 
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(ident)
+        self.tokenizer = self._load_pretrained(transformers.AutoTokenizer, "its tokenizer")
         self.model = self._from_pretrained(transformers.AutoModelForCausalLM)
         self._start = (
             self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id

@@ -30,7 +30,7 @@ class _Processed(HFModel):
     def _load_processor(self) -> None:
         import transformers
 
-        self.processor = transformers.AutoProcessor.from_pretrained(self.ident)
+        self.processor = self._load_pretrained(transformers.AutoProcessor, "its processor")
 
     def _to(self, batch: Any) -> Any:
         import torch

@@ -3,6 +3,10 @@ RN50x4, RN101, ViT-B/32 weights among them), e.g. ``openclip:RN50:openai``.
 
 OpenCLIP's own preprocessing needs torchvision; on machines without it, use the transformers
 port (``hf:openai/clip-vit-base-patch32``) where one exists.
+
+The models run in float32 (``--dtype`` float16/bfloat16 is refused rather than ignored: OpenCLIP's
+encoders are fed float32 pixels). A checkpoint given as a file path must be a ``.safetensors``
+file: pickle checkpoints are not loaded.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from huebench.images import to_rgb
+from huebench.models._torch import DeviceError
+from huebench.models._weights import PICKLE_SUFFIXES, CheckpointError, check_safetensors_file, is_path_like, loading
 from huebench.models.base import Capability, Model
 from huebench.models.hf import checkpoint_fingerprint, require_extra
 
@@ -22,6 +28,7 @@ __all__ = ["OpenCLIP", "load_openclip"]
 
 class OpenCLIP(Model):
     family: ClassVar[str] = "openclip"
+    torch_backed = True
     capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.IMAGE_TEXT_SCORE, Capability.TEXT_FEATURES})
 
     def __init__(self, arch: str, pretrained: str | None, *, spec: str | None = None, **options: Any):
@@ -29,11 +36,18 @@ class OpenCLIP(Model):
             spec or f"openclip:{arch}:{pretrained or ''}",
             **{k: v for k, v in options.items() if k in ("device", "dtype", "batch_size", "seed")},
         )
+        if self.dtype != "float32":
+            raise DeviceError(
+                f"{self.spec}: OpenCLIP models run in float32 only (--dtype {self.dtype} would not be applied); "
+                "use --dtype float32"
+            )
+        _check_checkpoint(pretrained, self.spec)
         open_clip = require_extra("open_clip", "openclip")
         self.arch, self.pretrained = arch, pretrained
-        self.model, _, self.preprocess = open_clip.create_model_and_transforms(
-            arch, pretrained=pretrained, device=self.device
-        )
+        with loading(self.spec, pretrained or arch, "its weights", self.device):
+            self.model, _, self.preprocess = open_clip.create_model_and_transforms(
+                arch, pretrained=pretrained, device=self.device
+            )
         self.model.eval()
         self.tokenizer = open_clip.get_tokenizer(arch)
         self._weights = (
@@ -71,6 +85,26 @@ class OpenCLIP(Model):
 
     def text_features(self, texts: Sequence[str], *, position: str = "pooled") -> np.ndarray:
         return self._encode_texts(texts, normalize=False).cpu().numpy()
+
+
+def _check_checkpoint(pretrained: str | None, spec: str) -> None:
+    """A checkpoint path must name an existing, intact ``.safetensors`` file (tags pass through)."""
+    if not pretrained:
+        return
+    p = Path(pretrained)
+    if p.is_file():
+        if p.suffix.lower() == ".safetensors":
+            check_safetensors_file(p, spec)
+        elif p.suffix.lower() in PICKLE_SUFFIXES:
+            raise CheckpointError(
+                f"{spec}: {p} is a pickle checkpoint; huebench does not load pickle weights, because unpickling "
+                "a file can run arbitrary code: convert it to .safetensors once, where you trust the file "
+                "(safetensors.torch.save_file(state_dict, 'model.safetensors')), and give that file"
+            )
+    elif p.is_dir():
+        raise CheckpointError(f"{spec}: {p} is a folder; give the checkpoint file (.safetensors) or a pretrained tag")
+    elif is_path_like(pretrained) or p.suffix.lower() in (".safetensors", *PICKLE_SUFFIXES):
+        raise CheckpointError(f"{spec}: no such checkpoint file {p}; give an existing .safetensors file or a tag")
 
 
 def load_openclip(ident: str, *, spec: str | None = None, **options: Any) -> OpenCLIP:
