@@ -318,3 +318,16 @@ def test_a_lone_surrogate_in_a_caption_names_the_file_and_line(cli, tmp_path):
         "run", "colorswap", "-m", "reference:random", "--data", data, "--out", tmp_path / "r", "--no-progress"
     )
     assert code == 2 and "examples.jsonl:2: a \\uD800–\\uDFFF escape" in _one_line_error(err)
+
+
+def test_a_cache_damaged_mid_run_stops_the_run_instead_of_failing_every_sample(cli, tmp_path, monkeypatch):
+    from huebench.runs.cache import CacheError, OutputCache
+
+    def damaged(self, items):
+        raise CacheError(f"cache {self.path}: the file is damaged; delete it, or run with --no-cache")
+
+    monkeypatch.setattr(OutputCache, "put_many", damaged)
+    out = tmp_path / "run"
+    code, _, err = cli("run", "colornames", "-m", "reference:random", "--out", out, "--cache", tmp_path / "c.sqlite")
+    assert code == 2 and "the file is damaged" in _one_line_error(err)
+    assert not out.exists()  # no record was written: nothing blocks the retry

@@ -60,8 +60,8 @@ def run_command(
     limit: int | None = typer.Option(None, "--limit", min=1, help="Evaluate only the first N samples."),
     out: Path | None = typer.Option(None, "--out", help="Run folder (default runs/BENCH/MODEL)."),
     batch_size: int = typer.Option(8, "--batch-size", min=1, help="Batch size; halved automatically on out-of-memory."),
-    device: str = typer.Option("cpu", "--device", help="torch device: cpu, cuda, cuda:1, mps."),
-    dtype: str = typer.Option("float32", "--dtype", help="float32, float16 or bfloat16."),
+    device: str = typer.Option("cpu", "--device", help="torch device: cpu, cuda, cuda:1, mps, xpu."),
+    dtype: str = typer.Option("float32", "--dtype", help="float32 (default), float16 or bfloat16 (float64 is not supported)."),
     seed: int = typer.Option(0, "--seed", help="Seed for sampling, bootstrap and generation."),
     resume: bool = typer.Option(
         False, "--resume", help="Continue the run in --out: finished samples are kept, failures retried."

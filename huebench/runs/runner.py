@@ -34,7 +34,7 @@ from huebench.benchmarks.base import Benchmark, Sample, get_benchmark
 from huebench.errors import HuebenchError
 from huebench.io import JsonlAppender, atomic_write_json
 from huebench.models.base import Model
-from huebench.runs.cache import OutputCache, request_key
+from huebench.runs.cache import CacheError, OutputCache, request_key
 
 __all__ = [
     "LoadedRun",
@@ -272,6 +272,10 @@ def _load_records(path: Path) -> dict[str, dict[str, Any]]:
     return read_records(path)
 
 
+#: not a sample's failure: the whole run stops (the cache being damaged would fail every sample)
+_ABORTS = (KeyboardInterrupt, SystemExit, CacheError)
+
+
 def _error_record(sample: Sample, exc: BaseException) -> dict[str, Any]:
     from huebench.redact import redact
 
@@ -283,7 +287,7 @@ def _evaluate_chunk(bench: Benchmark, chunk: Sequence[Sample], model: Model, ctx
     """Evaluate a chunk; if it fails as a whole, retry sample by sample to isolate the failures."""
     try:
         recs = list(bench.evaluate(chunk, model, ctx))
-    except (KeyboardInterrupt, SystemExit):
+    except _ABORTS:
         raise
     except Exception:
         if len(chunk) == 1:
@@ -292,7 +296,7 @@ def _evaluate_chunk(bench: Benchmark, chunk: Sequence[Sample], model: Model, ctx
         for s in chunk:
             try:
                 recs.extend(bench.evaluate([s], model, ctx))
-            except (KeyboardInterrupt, SystemExit):
+            except _ABORTS:
                 raise
             except Exception as exc:
                 recs.append(_error_record(s, exc))
@@ -507,7 +511,7 @@ def _evaluate_all(
             for chunk in chunks:
                 try:
                     recs = _evaluate_chunk(bench, chunk, model, ctx)
-                except (KeyboardInterrupt, SystemExit):
+                except _ABORTS:
                     raise
                 except Exception as exc:
                     recs = [_error_record(s, exc) for s in chunk]
