@@ -2,24 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+__all__ = ["PRESENCE_QUESTION"]
 
-from huebench.models.base import Capability, Model, VLMQuery
-
-__all__ = ["PRESENCE_QUESTION", "presence_probability"]
-
+#: asked one object at a time (``max_new_tokens=1``) by the GenColorBench pipeline's presence check
 PRESENCE_QUESTION = "Is there a {object} in the image? Answer yes or no."
-
-
-def presence_probability(
-    model: Model, images: Sequence[Any], objects: Sequence[str], *, template: str = PRESENCE_QUESTION
-) -> list[float]:
-    """P(yes) that ``objects[i]`` is in ``images[i]``, asked one object at a time."""
-    model.require(Capability.VLM)
-    return model.yes_probability(
-        [
-            VLMQuery((img, template.format(object=obj)), max_new_tokens=1)
-            for img, obj in zip(images, objects, strict=True)
-        ]
-    )

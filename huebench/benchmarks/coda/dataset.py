@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -344,10 +344,3 @@ def object_prompts(o: CodaObject, kind: str) -> list[tuple[int, str]]:
     return [
         (k, expand_templates(t, o)) for k, t in enumerate(templates_for(kind)) if o.object_s or not needs_singular(t)
     ]
-
-
-def group_index(objects: Sequence[CodaObject]) -> dict[str, list[CodaObject]]:
-    out: dict[str, list[CodaObject]] = {g: [] for g in GROUPS}
-    for o in objects:
-        out.setdefault(o.group, []).append(o)
-    return out

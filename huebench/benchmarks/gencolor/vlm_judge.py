@@ -20,7 +20,6 @@ yes/no by the first word.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from huebench.color import load_system, normalize_name
@@ -33,10 +32,6 @@ QUESTIONS = {
     "css3": ["name", "mcq", "hex", "verify-name", "verify-rgb", "verify-hex"],
     "iscc-nbs-l2": ["name", "mcq", "verify-name", "verify-rgb"],
 }
-
-
-def _hex(rgb: Sequence[int]) -> str:
-    return "#{:02X}{:02X}{:02X}".format(*rgb)
 
 
 def questions_for(system: str, obj: str, true: Any, wrong: Any) -> list[dict[str, Any]]:
