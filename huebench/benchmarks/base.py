@@ -9,13 +9,14 @@ alone, without a model.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from huebench._suggest import suggestion_text
 from huebench.errors import HuebenchError, UnknownNameError
@@ -26,7 +27,18 @@ if TYPE_CHECKING:
     from huebench.report.html import Section
     from huebench.runs.runner import RunContext
 
-__all__ = ["Benchmark", "OptionSpec", "Sample", "get_benchmark", "list_benchmarks", "register"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Benchmark",
+    "OptionSpec",
+    "Sample",
+    "benchmark_source",
+    "builtin_benchmarks",
+    "get_benchmark",
+    "list_benchmarks",
+    "register",
+    "register_benchmark",
+]
 
 
 @dataclass(frozen=True)
@@ -138,6 +150,7 @@ def _option_kind(annotation: str, default: Any) -> tuple[str, bool]:
 
 
 class Benchmark(ABC):
+    #: set by ``@register_benchmark("name")``
     name: str = ""
     description: str = ""
     #: the model must offer at least one of these
@@ -220,36 +233,171 @@ class Benchmark(ABC):
         return []
 
 
-_REGISTRY: dict[str, str] = {
-    "colornames": "huebench.benchmarks.colornames:ColorNames",
-    "colorswap": "huebench.benchmarks.colorswap.benchmark:ColorSwap",
-    "coda": "huebench.benchmarks.coda.benchmark:Coda",
-    "coda-probe": "huebench.benchmarks.coda.probe:CodaProbe",
-    "rainbow": "huebench.benchmarks.rainbow.benchmark:Rainbow",
-    "gencolor-diagnostic": "huebench.benchmarks.gencolor.diagnostic:Diagnostic",
-    "gencolor-generate": "huebench.benchmarks.gencolor.benchmark:GenColorGenerate",
-    "gencolorbench": "huebench.benchmarks.gencolor.benchmark:GenColorBench",
-    "rainbow-baseline": "huebench.benchmarks.rainbow.benchmark:RainbowBaseline",
-}
+B = TypeVar("B", bound=Benchmark)
 
 
-def register(name: str, target: str) -> None:
-    """Register a benchmark class by import path ``"package.module:Class"`` (loaded lazily)."""
-    _REGISTRY[name] = target
+# ---------------------------------------------------------------- the registry
+#: third-party benchmarks: ``name = "package.module:Class"`` under this group of a package's entry points
+ENTRY_POINT_GROUP = "huebench.benchmarks"
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
+#: classes registered by :func:`register_benchmark` (a built-in's module registers it when imported)
+_CLASSES: dict[str, type[Benchmark]] = {}
+#: ``register(name, "package.module:Class")``: imported when asked for
+_TARGETS: dict[str, str] = {}
+#: ``@register_benchmark("name")`` directly above a ``class Name(`` line (further decorators may sit between)
+_DECORATED = re.compile(
+    r"""^@register_benchmark\(\s*["']([^"']+)["']\s*\)[ \t]*\n(?:@[^\n]*\n)*class[ \t]+(\w+)""", re.M
+)
+
+
+def _checked_name(name: str) -> str:
+    key = str(name).strip().lower()
+    if not _NAME.fullmatch(key):
+        raise ValueError(f"benchmark name {name!r}: use lower-case letters, digits, '-', '_' or '.'")
+    return key
+
+
+def register_benchmark(name: str) -> Callable[[type[B]], type[B]]:
+    """Class decorator: make a :class:`Benchmark` subclass available as ``name`` to ``huebench run``,
+    ``huebench list`` and :func:`get_benchmark`. Sets the class's ``name`` when it has none of its own
+    and refuses one that differs. Built-in benchmarks are found without importing their modules (see
+    :func:`builtin_benchmarks`); a third-party package declares its classes under the
+    ``huebench.benchmarks`` entry-point group instead (see docs/writing-a-benchmark.md)."""
+    key = _checked_name(name)
+
+    def decorate(cls: type[B]) -> type[B]:
+        if not (isinstance(cls, type) and issubclass(cls, Benchmark)):
+            raise TypeError(f"@register_benchmark({key!r}) decorates a Benchmark subclass, not {cls!r}")
+        own = vars(cls).get("name")
+        if own and own != key:
+            raise ValueError(f"@register_benchmark({key!r}) on {cls.__qualname__}, whose name is {own!r}")
+        builtin = builtin_benchmarks().get(key)
+        if builtin is not None and builtin != f"{cls.__module__}:{cls.__qualname__}":
+            raise ValueError(
+                f"@register_benchmark({key!r}) on {cls.__qualname__}: {key!r} is huebench's own ({builtin})"
+            )
+        cls.name = key
+        _CLASSES[key] = cls
+        return cls
+
+    return decorate
+
+
+def register(name: str, target: str | type[Benchmark]) -> None:
+    """Register a benchmark under ``name``: a class, or its import path ``"package.module:Class"``
+    (imported when the benchmark is first asked for)."""
+    key = _checked_name(name)
+    if isinstance(target, str):
+        _CLASSES.pop(key, None)
+        _TARGETS[key] = target
+    else:
+        register_benchmark(key)(target)
+
+
+@functools.cache
+def builtin_benchmarks() -> dict[str, str]:
+    """The built-in benchmarks, ``name → "module:Class"``, read from the ``@register_benchmark`` lines
+    of the modules under ``huebench/benchmarks/`` without importing them (importing every benchmark
+    would cost ``huebench --help`` their dependencies: torch, transformers …). A built-in benchmark
+    is thus a decorated class in a module of that folder, and nothing else to list."""
+    root = Path(__file__).resolve().parent
+    sources = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+    out: dict[str, str] = {}
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        if "@register_benchmark(" not in text:
+            continue
+        module = ".".join((__package__, *path.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
+        for m in _DECORATED.finditer(text):
+            out[_checked_name(m[1])] = f"{module}:{m[2]}"
+    return out
+
+
+def _entry_points() -> dict[str, Any]:
+    from importlib import metadata
+
+    out: dict[str, Any] = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        out.setdefault(ep.name.strip().lower(), ep)  # the first installed wins, as for console scripts
+    return out
 
 
 def list_benchmarks() -> list[str]:
-    return sorted(_REGISTRY)
+    """Every benchmark name: built-in, registered in this process, and from installed plugins."""
+    return sorted({*builtin_benchmarks(), *_TARGETS, *_CLASSES, *_entry_points()})
+
+
+def benchmark_source(name: str) -> str:
+    """Where ``name`` comes from: ``"huebench"`` (built-in), ``"registered"`` (:func:`register` in this
+    process) or the distribution that declares it under the entry-point group."""
+    key = name.strip().lower()
+    if key in _TARGETS:
+        return "registered"
+    if key in builtin_benchmarks():
+        return "huebench"
+    ep = _entry_points().get(key)
+    if ep is not None:
+        dist = getattr(ep, "dist", None)
+        return getattr(dist, "name", None) or ep.value.split(":")[0].split(".")[0]
+    if key in _CLASSES:
+        return "registered"
+    raise _unknown(name)
+
+
+def _unknown(name: str) -> UnknownNameError:
+    names = list_benchmarks()
+    return UnknownNameError(
+        f"unknown benchmark {name!r}; available: {', '.join(names)}." + suggestion_text(name, names)
+    )
+
+
+def _import_target(key: str, target: str, origin: str) -> type[Benchmark]:
+    import importlib
+
+    module, _, attr = target.partition(":")
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in attr.split(".") if attr else ():
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        if origin == "built-in" or isinstance(exc, HuebenchError):
+            raise  # huebench's own: a missing extra says so itself; anything else is a bug
+        raise HuebenchError(f"benchmark {key!r} ({origin} {target!r}) could not be loaded: {exc}") from exc
+    return _adopt(key, obj, f"{origin} {target!r}")
+
+
+def _adopt(key: str, obj: Any, origin: str) -> type[Benchmark]:
+    if not (isinstance(obj, type) and issubclass(obj, Benchmark)):
+        raise HuebenchError(f"benchmark {key!r}: {origin} is {obj!r}, not a huebench Benchmark subclass")
+    if not obj.name:
+        obj.name = key
+    elif obj.name != key:
+        raise HuebenchError(f"benchmark {key!r}: {origin} is {obj.__qualname__}, whose name is {obj.name!r}")
+    _CLASSES.setdefault(key, obj)
+    return obj
 
 
 def get_benchmark(name: str) -> type[Benchmark]:
+    """The benchmark class called ``name``: registered in this process, built-in, or from a plugin's
+    ``huebench.benchmarks`` entry point (a built-in name cannot be taken over by a plugin)."""
     key = name.strip().lower()
-    if key not in _REGISTRY:
-        raise UnknownNameError(
-            f"unknown benchmark {name!r}; available: {', '.join(list_benchmarks())}."
-            + suggestion_text(name, list_benchmarks())
-        )
-    import importlib
-
-    module, _, cls = _REGISTRY[key].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    if key in _CLASSES:
+        return _CLASSES[key]
+    if key in _TARGETS:
+        return _import_target(key, _TARGETS[key], "registered")
+    if key in builtin_benchmarks():
+        return _import_target(key, builtin_benchmarks()[key], "built-in")
+    ep = _entry_points().get(key)
+    if ep is None:
+        raise _unknown(name)
+    try:
+        obj = ep.load()
+    except HuebenchError:
+        raise
+    except Exception as exc:
+        raise HuebenchError(
+            f"benchmark {key!r} (entry point {ep.value!r} in group {ENTRY_POINT_GROUP!r}) could not be loaded: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    return _adopt(key, obj, f"entry point {ep.value!r}")

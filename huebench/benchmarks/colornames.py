@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.color import basic_terms, lab_to_lch, lab_to_srgb, lch_to_lab, load_system
 from huebench.models.base import Capability, Model, VLMQuery
 from huebench.runs.runner import group_outputs
@@ -36,6 +36,7 @@ def patch_image(rgb: Sequence[int], seed: int, size: int = 64) -> Image.Image:
     return Image.fromarray(px.round().astype(np.uint8))
 
 
+@register_benchmark("colornames")
 class ColorNames(Benchmark):
     name = "colornames"
     description = "Name the colour of a plain patch (11 basic terms); built-in sanity benchmark"

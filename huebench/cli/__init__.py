@@ -1,22 +1,31 @@
 """The ``huebench`` command: a thin layer over the Python API.
 
-Subcommand groups: ``color`` (colour core), ``list``, ``run``, ``report``, and one per
-benchmark (``rainbow``, ``coda``, ``colorswap``, ``gencolor``). Each group lives in its own
-module; this one assembles them.
+Subcommand groups: ``color`` (colour core), ``list``, ``run``, ``rescore``, ``report``, and one per
+benchmark folder that has a ``cli.py`` (``huebench/benchmarks/<folder>/cli.py``, whose ``app`` becomes
+``huebench <folder>``: ``rainbow``, ``coda``, ``colorswap``, ``gencolor``). A third-party package adds
+a group through the ``huebench.cli`` entry-point group (``name = "package.module:app"``, a
+``typer.Typer``); it is imported only when its group is invoked or the top-level help is shown.
+Every module imported here stays light: no torch, no model code until a command runs.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import pkgutil
+import sys
+from collections.abc import Sequence
+
 import typer
 
 from huebench import __version__
-from huebench.cli.coda import app as coda_app
+from huebench import benchmarks as _benchmarks
 from huebench.cli.color import app as color_app
-from huebench.cli.colorswap import app as colorswap_app
-from huebench.cli.gencolor import app as gencolor_app
 from huebench.cli.listing import app as list_app
-from huebench.cli.rainbow import app as rainbow_app
 from huebench.cli.runs import report_command, rescore_command, run_command
+
+#: third-party command groups: ``name = "package.module:app"`` (a ``typer.Typer``)
+CLI_ENTRY_POINT_GROUP = "huebench.cli"
 
 app = typer.Typer(
     name="huebench",
@@ -50,14 +59,17 @@ def _root(
     _errors.DEBUG = debug
 
 
+def benchmark_cli_modules() -> list[str]:
+    """The built-in benchmark folders with a command group: ``huebench.benchmarks.<folder>.cli``."""
+    return [
+        f"{_benchmarks.__name__}.{info.name}.cli"
+        for info in pkgutil.iter_modules(_benchmarks.__path__)
+        if info.ispkg and importlib.util.find_spec(f"{_benchmarks.__name__}.{info.name}.cli") is not None
+    ]
+
+
 app.add_typer(color_app, name="color", help="Colour core: parse, convert, name and compare colours.")
 app.add_typer(list_app, name="list", help="List benchmarks, models and colour systems.")
-app.add_typer(
-    coda_app, name="coda", help="CoDa: build the dataset, reporting bias, corpus counts, representation probes."
-)
-app.add_typer(rainbow_app, name="rainbow", help="Rainbow: import captions, build probes, language-only baseline.")
-app.add_typer(colorswap_app, name="colorswap", help="ColorSwap: rescore VLM answers, convert logs, fine-tune.")
-
 app.command(
     "run",
     help="Run a benchmark against a model. Benchmark options go as -o KEY=VALUE or as --KEY VALUE (e.g. --probes DIR --images ROOT).",
@@ -65,14 +77,55 @@ app.command(
 )(run_command)
 app.command("rescore", help="Recompute results.json from a run's records (no model).")(rescore_command)
 app.command("report", help="Build an HTML report from one or more run folders.")(report_command)
+for _module in benchmark_cli_modules():  # each group's help is its Typer's own
+    app.add_typer(importlib.import_module(_module).app, name=_module.split(".")[-2])
 
-app.add_typer(
-    gencolor_app, name="gencolor", help="GenColorBench: score an image's colour; known-colour scorer diagnostic."
-)
+
+def _command_names() -> set[str]:
+    names = {group.name for group in app.registered_groups}
+    names.update(cmd.name or cmd.callback.__name__ for cmd in app.registered_commands if cmd.callback)
+    return {n for n in names if n}
+
+
+def add_plugin_commands(argv: Sequence[str] = ()) -> list[str]:
+    """Add the command groups that installed packages declare under the ``huebench.cli`` entry-point
+    group. Only the group ``argv`` invokes is imported; all of them for the top-level help (no
+    command given). A built-in name is never taken over. Returns the names added.
+
+    A group that fails to import is a one-line error when invoked, and left out of the help."""
+    from importlib import metadata
+
+    from huebench.errors import HuebenchError
+
+    words = [a for a in argv if not a.startswith("-")]
+    taken = _command_names()
+    if words and words[0] in taken:
+        return []  # a built-in command: no plugin is imported
+    added = []
+    for ep in metadata.entry_points(group=CLI_ENTRY_POINT_GROUP):
+        if ep.name in taken or (words and ep.name != words[0]):
+            continue
+        try:
+            sub = ep.load()
+            if not isinstance(sub, typer.Typer):
+                raise TypeError(f"{ep.value} is {type(sub).__name__}, not a typer.Typer")
+        except Exception as exc:
+            message = (
+                f"command group {ep.name!r} (entry point {ep.value!r} in group {CLI_ENTRY_POINT_GROUP!r}) "
+                f"could not be loaded: {type(exc).__name__}: {exc}"
+            )
+            if words:
+                raise HuebenchError(message) from exc
+            print(f"warning: {message}", file=sys.stderr)
+            continue
+        app.add_typer(sub, name=ep.name)
+        taken.add(ep.name)
+        added.append(ep.name)
+    return added
 
 
 def main() -> None:
     """Console entry point: user errors print a one-line message and exit with status 2."""
     from huebench.cli._errors import run_app
 
-    run_app(app)
+    run_app(app, before=lambda: add_plugin_commands(sys.argv[1:]))

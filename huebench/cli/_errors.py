@@ -7,6 +7,7 @@ system refused: missing, unwritable, disk full) · 3 an internal error (a bug: p
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import typer
 from rich.console import Console
@@ -26,13 +27,16 @@ def _say(message: str) -> None:
     Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(text)}", highlight=False)
 
 
-def run_app(app: typer.Typer) -> None:
+def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> None:
+    """Run ``app`` (after ``before``, whose errors are reported the same way) and exit with its status."""
     try:  # typer ≥ 0.20 carries its own copy of click
         from typer._click import exceptions as click_exceptions
     except ImportError:  # pragma: no cover - older typer uses click itself
         from click import exceptions as click_exceptions
 
     try:
+        if before is not None:
+            before()
         status = app(standalone_mode=False, prog_name="huebench")
     except typer.Abort:
         _say("interrupted")

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from huebench.color import SYSTEM_NAMES, delta_chroma, delta_e, delta_hue, load_system, parse
 from huebench.errors import HuebenchError
 
 app = typer.Typer(no_args_is_help=True)
@@ -21,6 +19,8 @@ def _r(x: float, nd: int = 4) -> float:
 
 def describe(spec: str) -> dict[str, object]:
     """Everything ``color show`` prints, as a JSON-ready dict."""
+    from huebench.color import SYSTEM_NAMES, load_system, parse  # the colour core loads when a command runs
+
     c = parse(spec)
     lab, lch = c.lab, c.lch
     nearest = {}
@@ -42,6 +42,10 @@ def describe(spec: str) -> dict[str, object]:
 
 def compare(a: str, b: str) -> dict[str, object]:
     """Everything ``color diff`` prints, as a JSON-ready dict."""
+    import numpy as np
+
+    from huebench.color import delta_chroma, delta_e, delta_hue, parse
+
     ca, cb = parse(a), parse(b)
     la, lb = ca.lab, cb.lab
     dh = float(delta_hue(la, lb, neutral=np.nan))

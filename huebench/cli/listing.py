@@ -8,14 +8,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from huebench.color import SYSTEM_NAMES, load_system
-
 app = typer.Typer(no_args_is_help=True)
 
 
 @app.command("systems")
 def systems(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the colour-naming systems and their sizes."""
+    from huebench.color import SYSTEM_NAMES, load_system
+
     rows = [{"name": n, "title": load_system(n).title, "size": len(load_system(n))} for n in SYSTEM_NAMES]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
@@ -28,19 +28,36 @@ def systems(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
 @app.command("benchmarks")
 def benchmarks(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List the benchmarks and the capabilities they can use."""
-    from huebench.benchmarks.base import get_benchmark, list_benchmarks
+    """List the benchmarks (built-in and from installed plugins) and the capabilities they can use."""
+    from huebench.benchmarks.base import benchmark_source, get_benchmark, list_benchmarks
+    from huebench.errors import HuebenchError
 
     rows = []
     for name in list_benchmarks():
-        cls = get_benchmark(name)
-        rows.append({"name": name, "description": cls.description, "capabilities": [c.value for c in cls.capabilities]})
+        source = benchmark_source(name)
+        try:
+            cls = get_benchmark(name)
+        except HuebenchError as exc:
+            if source == "huebench":
+                raise
+            # a broken plugin is listed with its error rather than hiding the others
+            rows.append({"name": name, "description": f"(not loaded: {exc})", "capabilities": [], "source": source})
+            continue
+        rows.append(
+            {
+                "name": name,
+                "description": cls.description,
+                "capabilities": [c.value for c in cls.capabilities],
+                "source": source,
+            }
+        )
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
-    table = Table("benchmark", "capabilities (any of)", "description")
+    plugins = any(r["source"] != "huebench" for r in rows)  # the "from" column only says something then
+    table = Table("benchmark", "capabilities (any of)", "description", *(["from"] if plugins else []))
     for r in rows:
-        table.add_row(r["name"], ", ".join(r["capabilities"]), r["description"])
+        table.add_row(r["name"], ", ".join(r["capabilities"]), r["description"], *([r["source"]] if plugins else []))
     Console().print(table)
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from huebench.benchmarks.base import list_benchmarks
 from huebench.report.html import fmt_num
 
 console = Console(soft_wrap=True)  # long paths stay on one line in logs
@@ -50,7 +49,7 @@ def _extra_options(args: list[str]) -> dict[str, object]:
 
 def run_command(
     ctx: typer.Context,
-    benchmark: str = typer.Argument(..., help=f"Benchmark: {', '.join(list_benchmarks())}."),
+    benchmark: str = typer.Argument(..., help="Benchmark: a name from `huebench list benchmarks`."),
     model: str = typer.Option(
         ...,
         "--model",
@@ -61,7 +60,9 @@ def run_command(
     out: Path | None = typer.Option(None, "--out", help="Run folder (default runs/BENCH/MODEL)."),
     batch_size: int = typer.Option(8, "--batch-size", min=1, help="Batch size; halved automatically on out-of-memory."),
     device: str = typer.Option("cpu", "--device", help="torch device: cpu, cuda, cuda:1, mps, xpu."),
-    dtype: str = typer.Option("float32", "--dtype", help="float32 (default), float16 or bfloat16 (float64 is not supported)."),
+    dtype: str = typer.Option(
+        "float32", "--dtype", help="float32 (default), float16 or bfloat16 (float64 is not supported)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed for sampling, bootstrap and generation."),
     resume: bool = typer.Option(
         False, "--resume", help="Continue the run in --out: finished samples are kept, failures retried."

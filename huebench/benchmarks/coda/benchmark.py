@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.coda.dataset import GROUPS, CodaObject, load_dataset, object_prompts
 from huebench.benchmarks.coda.metrics import COLORS, mean_std
 from huebench.benchmarks.coda.reporting_bias import object_metrics, read_counts
@@ -59,6 +59,7 @@ def to_color_distribution(logprobs: Sequence[float]) -> list[float]:
     return out.tolist()
 
 
+@register_benchmark("coda")
 class Coda(Benchmark):
     name = "coda"
     description = "CoDa zero-shot probes: colour distributions of 521 objects from masked/causal LMs"

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.coda.dataset import CodaObject, load_dataset, object_prompts
 from huebench.benchmarks.coda.metrics import COLORS, avg_correlation, js_divergence
 from huebench.errors import HuebenchError
@@ -85,6 +85,7 @@ def description_lengths(sizes: Sequence[int], losses: Sequence[float], epsilon: 
     return out
 
 
+@register_benchmark("coda-probe")
 class CodaProbe(Benchmark):
     name = "coda-probe"
     description = "CoDa representation probes: MLP on frozen features, loss-data curves, MDL / SDL / εSC"

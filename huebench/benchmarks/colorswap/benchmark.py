@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.colorswap.data import WinoExample, load_examples
 from huebench.benchmarks.colorswap.scoring import (
     IMAGE_PROMPT,
@@ -37,6 +37,7 @@ def _coin(*keys: Any) -> bool:
     return h[0] & 1 == 1
 
 
+@register_benchmark("colorswap")
 class ColorSwap(Benchmark):
     name = "colorswap"
     description = "ColorSwap (and any Winoground-schema data): text / image / group scores"

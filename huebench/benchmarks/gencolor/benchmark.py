@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.gencolor.analysis import analyses, report_sections
 from huebench.benchmarks.gencolor.prompts import load_prompts
 from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, ColorScorer
@@ -124,6 +124,7 @@ class _Prompts(Benchmark):
         return status
 
 
+@register_benchmark("gencolor-generate")
 class GenColorGenerate(_Prompts):
     name = "gencolor-generate"
     description = "GenColorBench: generate n images per prompt into an image folder (hash-verified resume)"
@@ -165,6 +166,7 @@ class GenColorGenerate(_Prompts):
         }
 
 
+@register_benchmark("gencolorbench")
 class GenColorBench(_Prompts):
     name = "gencolorbench"
     description = (

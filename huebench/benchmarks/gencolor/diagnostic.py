@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.gencolor.families import (
     FAMILIES,
     HELD_OUT_FAMILIES,
@@ -53,6 +53,7 @@ def _scorer_names(primary: str) -> tuple[str, str]:
     return primary, next(n for n in SCORERS if n != primary)
 
 
+@register_benchmark("gencolor-diagnostic")
 class Diagnostic(Benchmark):
     name = "gencolor-diagnostic"
     description = "GenColorBench scorer diagnostic on images of known colour, five families (no model needed)"

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from huebench.benchmarks.base import Benchmark, Sample
+from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.rainbow.probes import COLORS
 from huebench.errors import HuebenchError
 from huebench.images import load_image
@@ -113,6 +113,7 @@ class _RainbowBase(Benchmark):
         return [Sample(cid, {"n_probes": len(ps)}) for cid, ps in self.groups().items()]
 
 
+@register_benchmark("rainbow")
 class Rainbow(_RainbowBase):
     name = "rainbow"
     description = "Rainbow colour-naming probes: pair-wise accuracy of binary image-text matching"
@@ -375,6 +376,7 @@ class Rainbow(_RainbowBase):
         return sections
 
 
+@register_benchmark("rainbow-baseline")
 class RainbowBaseline(_RainbowBase):
     """Language-only baseline (§5.2, Table 2, Figure 8): is the matching description more likely?"""
 

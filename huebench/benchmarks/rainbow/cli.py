@@ -8,10 +8,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from huebench.cli.runs import end_run
 from huebench.report.html import fmt_num
 
-app = typer.Typer(no_args_is_help=True)
+app = typer.Typer(no_args_is_help=True, help="Rainbow: import captions, build probes, language-only baseline.")
 console = Console()
 
 
@@ -67,6 +66,7 @@ def baseline_cmd(
     device: str = typer.Option("cpu", help="torch device."),
 ) -> None:
     """Language-only baseline: is the matching description more likely than its foil (PLL)?"""
+    from huebench.cli.runs import end_run  # late: huebench.cli imports this module
     from huebench.runs.runner import RunOptions, run
 
     res = run(

@@ -9,10 +9,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from huebench.cli.runs import end_run
 from huebench.report.html import fmt_num
 
-app = typer.Typer(no_args_is_help=True)
+app = typer.Typer(
+    no_args_is_help=True, help="CoDa: build the dataset, reporting bias, corpus counts, representation probes."
+)
 console = Console()
 
 
@@ -129,6 +130,7 @@ def probe_cmd(
     resume: bool = typer.Option(False, "--resume", help="Continue a run folder."),
 ) -> None:
     """Representation probes: MLP on frozen features, loss-data curve, MDL / SDL / εSC (Table 8)."""
+    from huebench.cli.runs import end_run  # late: huebench.cli imports this module
     from huebench.models.registry import load_model
     from huebench.runs.runner import RunOptions, run
 

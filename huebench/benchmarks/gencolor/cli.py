@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import typer
 from rich.console import Console
 
-from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD
-from huebench.cli.runs import end_run
 from huebench.report.html import fmt_num
 
-app = typer.Typer(no_args_is_help=True)
+#: the scorer's defaults (``scoring.DEFAULT_K``, ``scoring.HUE_THRESHOLD``), written out so that
+#: ``huebench --help`` need not load the colour core; tests/test_benchmark_plugin.py checks they agree
+DEFAULT_K = 3
+HUE_THRESHOLD = 5.0
+app = typer.Typer(no_args_is_help=True, help="GenColorBench: score an image's colour; known-colour scorer diagnostic.")
 SCORER_HELP = "huebench (default: lit surface, specular steps) or paper (PCA dominant colour over all object pixels)."
 CANDIDATES_HELP = (
     "per-metric: each metric's minimum over the candidates (the paper); same: one candidate must pass all three."
@@ -41,6 +42,8 @@ def score_image(
     ),
 ) -> None:
     """Score one image's object colour against a target (GenColorBench's perceptual metrics)."""
+    import numpy as np
+
     from huebench.benchmarks.gencolor.scoring import ColorScorer
     from huebench.images import load_image
 
@@ -126,6 +129,8 @@ def diagnose(
             f"VLM as judge: overall {v['overall']:.2f} % — "
             + ", ".join(f"{q} {x:.1f}" for q, x in v["per_question"].items())
         )
+    from huebench.cli.runs import end_run  # late: huebench.cli imports this module
+
     end_run(res)
 
 
@@ -162,7 +167,7 @@ def generate_command(
     prompts: str = typer.Option(
         "mini", "--prompts", help="Prompt JSONL (gencolor prompts), or the built-in mini / full suite."
     ),
-    images: Path = typer.Option(..., "--images", help="Image folder (layout: docs/gencolorbench.md)."),
+    images: Path = typer.Option(..., "--images", help="Image folder (layout: docs/gencolor.md, Image folder)."),
     n: int = typer.Option(4, "--n", min=1, help="Images per prompt."),
     steps: int | None = typer.Option(None, "--steps", help="Sampling steps (default: the pipeline's)."),
     height: int | None = typer.Option(None, "--height", help="Image height (default: the pipeline's)."),
@@ -208,6 +213,8 @@ def generate_command(
         + ", ".join(f"{k} {v}" for k, v in m["images_by_status"].items())
         + f" → {images}"
     )
+    from huebench.cli.runs import end_run  # late: huebench.cli imports this module
+
     end_run(res)
 
 
@@ -272,6 +279,8 @@ def score_command(
         f"{m['judged']} images judged ({m['unjudged']} not judged); "
         + ", ".join(f"{t} {v:.2f}" for t, v in t4.items() if v is not None)
     )
+    from huebench.cli.runs import end_run  # late: huebench.cli imports this module
+
     end_run(res)
 
 

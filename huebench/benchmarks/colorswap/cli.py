@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(no_args_is_help=True)
+app = typer.Typer(no_args_is_help=True, help="ColorSwap: rescore VLM answers, convert logs, fine-tune.")
 
 
 @app.command("rescore")
