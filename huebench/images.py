@@ -23,6 +23,8 @@ __all__ = [
     "load_image",
     "max_pixels",
     "resolve_under",
+    "rle_decode",
+    "rle_encode",
     "to_rgb",
 ]
 
@@ -225,3 +227,21 @@ def concat_horizontal(
         canvas.paste(to_rgb(im), (x, 0))
         x += im.width + gap
     return canvas
+
+
+def rle_encode(mask: np.ndarray) -> dict[str, Any]:
+    """Run lengths of a boolean mask in C order, starting with a (possibly empty) run of False."""
+    flat = np.asarray(mask, dtype=bool).ravel()
+    if flat.size == 0:
+        return {"shape": list(np.shape(mask)), "runs": []}
+    change = np.flatnonzero(flat[1:] != flat[:-1]) + 1
+    runs = np.diff(np.concatenate([[0], change, [flat.size]])).tolist()
+    if flat[0]:
+        runs = [0, *runs]
+    return {"shape": list(np.shape(mask)), "runs": runs}
+
+
+def rle_decode(rle: dict[str, Any]) -> np.ndarray:
+    runs = np.asarray(rle["runs"], dtype=np.int64)
+    values = (np.arange(len(runs)) % 2).astype(bool)
+    return np.repeat(values, runs).reshape(rle["shape"])

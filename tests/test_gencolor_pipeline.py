@@ -28,7 +28,8 @@ from huebench.color import load_system
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, DetectionBox, Model
 from huebench.runs.cache import OutputCache
-from huebench.runs.runner import RunContext, RunOptions, run
+from huebench.runs.context import RunContext
+from huebench.runs.runner import RunOptions, run
 
 
 def _write_prompts(path: Path, recs) -> Path:
@@ -84,7 +85,7 @@ def test_negative_part_masks_are_removed_from_the_object():
     masks = {boxes["car"]: car, boxes["wheel"]: wheel, boxes["sign"]: sign}
     det = _ScriptedDetector(boxes, masks)
     ctx = RunContext(det, OutputCache(None))
-    masker = ObjectMasker(ctx.call, detector=det, segmenter=det)
+    masker = ObjectMasker(ctx, detector=det, segmenter=det)
     om = masker.mask(img, "p", 0, {"name": "car", "negative_labels": ["wheel", "sign", "mirror"]}, single=True)
     assert om.source == "detector+sam" and om.negatives_removed == ["wheel"]
     # the opening of the clean-up only rounds the concave corner the wheel leaves

@@ -1,7 +1,8 @@
 """The interface every benchmark implements, and the registry of benchmarks.
 
 A benchmark turns options into *samples* (stable ids + JSON-able inputs), evaluates a chunk of
-samples with a model through a :class:`~huebench.runs.runner.RunContext` (which caches every
+samples with a model by building typed requests (:mod:`huebench.models.requests`) that the run
+layer answers (:class:`~huebench.runs.context.RunContext`, which caches every
 model call), and turns per-sample *records* into metrics. ``metrics`` must be a pure function of
 the records and options: ``huebench rescore`` recomputes ``results.json`` from the records
 alone, without a model.
@@ -24,8 +25,8 @@ from huebench.models.base import Capability
 
 if TYPE_CHECKING:
     from huebench.models.base import Model
+    from huebench.models.requests import Answers
     from huebench.report.html import Section
-    from huebench.runs.runner import RunContext
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -223,7 +224,7 @@ class Benchmark(ABC):
     def samples(self) -> list[Sample]: ...
 
     @abstractmethod
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: RunContext) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         """Yield one record per sample: ``{"id", "status": "ok", ...}`` (failures are recorded by the runner)."""
 
     @abstractmethod

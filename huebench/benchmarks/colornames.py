@@ -22,8 +22,8 @@ from PIL import Image
 
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.color import basic_terms, lab_to_lch, lab_to_srgb, lch_to_lab, load_system
-from huebench.models.base import Capability, Model, VLMQuery
-from huebench.runs.runner import group_outputs
+from huebench.models.base import Capability, Model
+from huebench.models.requests import Answers, ImageTextScores, MatchProbability, YesProbability, group_outputs
 from huebench.stats import bootstrap_ci
 
 CAPTION = "a photo of a {color} square."
@@ -63,39 +63,23 @@ class ColorNames(Benchmark):
                 )
         return out
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         terms = basic_terms()
         cap = self.check_model(model)
         images = [patch_image(s.inputs["rgb"], s.inputs["image_seed"]) for s in samples]
+        arrays = [np.asarray(im) for im in images]
         if cap is Capability.IMAGE_TEXT_SCORE:
-            captions = [CAPTION.format(color=t) for t in terms]
-            reqs = [{"image": np.asarray(im), "texts": captions} for im in images]
-            outs = ctx.call(
-                "image-text-score",
-                reqs,
-                lambda rs: [row for row in model.score([Image.fromarray(r["image"]) for r in rs], captions)],
-            )
+            captions = tuple(CAPTION.format(color=t) for t in terms)
+            answers = ctx.answer([ImageTextScores((a,), captions) for a in arrays])
+            outs = [{"output": o["output"][0], "batch_size": o["batch_size"]} for o in answers]
         elif cap is Capability.ITM:
-            pairs = [(i, t) for i in range(len(images)) for t in terms]
-            reqs = [{"image": np.asarray(images[i]), "text": CAPTION.format(color=t)} for i, t in pairs]
-            flat = ctx.call(
-                "itm",
-                reqs,
-                lambda rs: model.match_probability([Image.fromarray(r["image"]) for r in rs], [r["text"] for r in rs]),
+            outs = group_outputs(
+                ctx.answer([MatchProbability(a, CAPTION.format(color=t)) for a in arrays for t in terms]), len(terms)
             )
-            outs = group_outputs(flat, len(terms))
         else:
-            reqs = [
-                {"image": np.asarray(images[i]), "question": QUESTION.format(color=t)}
-                for i in range(len(images))
-                for t in terms
-            ]
-            flat = ctx.call(
-                "vlm-yes",
-                reqs,
-                lambda rs: model.yes_probability([VLMQuery((Image.fromarray(r["image"]), r["question"])) for r in rs]),
+            outs = group_outputs(
+                ctx.answer([YesProbability((a, QUESTION.format(color=t))) for a in arrays for t in terms]), len(terms)
             )
-            outs = group_outputs(flat, len(terms))
         for s, o in zip(samples, outs, strict=True):
             scores = [float(x) for x in o["output"]]
             pred = terms[int(np.argmax(scores))]

@@ -195,12 +195,6 @@ def _hub_copy(ident: str) -> str:
         return "its folder in the Hugging Face cache"
 
 
-def _is_oom(exc: BaseException) -> bool:
-    from huebench.models.base import _is_oom as is_oom
-
-    return is_oom(exc)
-
-
 def translate(exc: Exception, spec: str, ident: str, what: str, device: str = "cpu") -> HuebenchError:
     """One line for a library's failure to load ``what`` of ``spec``."""
     name = type(exc).__name__
@@ -213,7 +207,9 @@ def translate(exc: Exception, spec: str, ident: str, what: str, device: str = "c
         return CheckpointError(
             f"{spec}: the weights are a pickle file ({detail}); {_PICKLE_WHY}; use a checkpoint with .safetensors files"
         )
-    if _is_oom(exc):
+    from huebench.models.base import is_out_of_memory  # base imports this module's siblings at load
+
+    if is_out_of_memory(exc):
         return HuebenchError(
             f"{spec}: out of memory while loading {what} on {device} ({detail}); "
             "try --dtype float16 or bfloat16, a smaller model, or another --device"

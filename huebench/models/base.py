@@ -34,6 +34,7 @@ __all__ = [
     "Model",
     "PLLResult",
     "VLMQuery",
+    "is_out_of_memory",
     "run_batched",
 ]
 
@@ -122,7 +123,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _is_oom(exc: BaseException) -> bool:
+def is_out_of_memory(exc: BaseException) -> bool:
     name = type(exc).__name__
     if name in ("OutOfMemoryError", "MemoryError"):
         return True
@@ -152,7 +153,7 @@ def run_batched(
         try:
             results = fn(batch)
         except Exception as exc:
-            if not _is_oom(exc) or bs == 1:
+            if not is_out_of_memory(exc) or bs == 1:
                 raise
             bs = max(1, bs // 2)
             stats.oom_backoffs += 1

@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 import numpy as np
 from PIL import Image
 
+from huebench.hashing import content_hash
 from huebench.models.base import Capability, Model, PLLResult, VLMQuery
-from huebench.runs.cache import content_hash
 
 __all__ = ["RandomBaseline"]
 

@@ -19,20 +19,18 @@ replaced when it is computed again).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from huebench.errors import HuebenchError
+from huebench.hashing import canonical_json, content_hash, request_key
 
 __all__ = ["CacheError", "CacheStats", "OutputCache", "canonical_json", "content_hash", "request_key"]
 
@@ -50,56 +48,6 @@ _ELSEWHERE = "choose a writable place with --cache FILE (or HUEBENCH_CACHE), or 
 
 class CacheError(HuebenchError):
     """The model-output cache file cannot be used; the message names it and says what to do."""
-
-
-def content_hash(obj: Any) -> str:
-    """Stable hash of an image (PIL), array, bytes or string content."""
-    h = hashlib.sha256()
-    if hasattr(obj, "tobytes") and hasattr(obj, "mode") and hasattr(obj, "size"):  # PIL image
-        h.update(f"pil:{obj.mode}:{obj.size}".encode())
-        h.update(obj.tobytes())
-    elif isinstance(obj, np.ndarray):
-        arr = np.ascontiguousarray(obj)
-        h.update(f"np:{arr.dtype.str}:{arr.shape}".encode())
-        h.update(arr.tobytes())
-    elif isinstance(obj, (bytes, bytearray, memoryview)):
-        h.update(b"bytes:")
-        h.update(bytes(obj))
-    elif isinstance(obj, str):
-        h.update(b"str:")
-        h.update(obj.encode("utf-8"))
-    else:
-        raise TypeError(f"cannot hash {type(obj).__name__} content")
-    return h.hexdigest()
-
-
-def _canonical(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {str(k): _canonical(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
-    if isinstance(obj, (list, tuple)):
-        return [_canonical(v) for v in obj]
-    if isinstance(obj, (str, int, bool)) or obj is None:
-        return obj
-    if isinstance(obj, float):
-        return repr(obj)  # exact, and NaN-safe
-    if isinstance(obj, np.generic):
-        return _canonical(obj.item())
-    if isinstance(obj, np.ndarray) or (hasattr(obj, "tobytes") and hasattr(obj, "mode")):
-        return {"__content__": content_hash(obj)}
-    raise TypeError(f"cannot build a cache key from {type(obj).__name__}")
-
-
-def canonical_json(obj: Any) -> str:
-    """Canonical JSON of a request: sorted keys, exact floats, images and arrays by content hash."""
-    return json.dumps(_canonical(obj), separators=(",", ":"), ensure_ascii=False)
-
-
-def request_key(fingerprint: str, capability: str, request: Any) -> str:
-    h = hashlib.sha256()
-    for part in (fingerprint, capability, canonical_json(request)):
-        h.update(part.encode("utf-8"))
-        h.update(b"\x00")
-    return h.hexdigest()
 
 
 @dataclass

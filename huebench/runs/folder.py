@@ -184,7 +184,7 @@ def remove_stale_temporaries(run_dir: Path) -> list[str]:
 
 
 def sample_hash(sample_id: str, inputs: Any) -> str:
-    from huebench.runs.cache import canonical_json
+    from huebench.hashing import canonical_json
 
     return hashlib.sha256(canonical_json([sample_id, inputs]).encode("utf-8")).hexdigest()[:16]
 

@@ -24,8 +24,8 @@ import platform
 import re
 import subprocess
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -34,16 +34,16 @@ from huebench.benchmarks.base import Benchmark, Sample, get_benchmark
 from huebench.errors import HuebenchError
 from huebench.io import JsonlAppender, atomic_write_json
 from huebench.models.base import Model
-from huebench.runs.cache import CacheError, OutputCache, request_key
+from huebench.runs.cache import OutputCache
+from huebench.runs.context import json_safe, jsonable
+from huebench.runs.executors import Executor, LocalExecutor, RayExecutor
 
 __all__ = [
     "LoadedRun",
-    "RunContext",
     "RunOptions",
     "RunResult",
     "default_cache_path",
     "evaluate",
-    "group_outputs",
     "load_run",
     "rescore",
     "run",
@@ -94,95 +94,6 @@ class RunResult:
         return self.results.get("metrics", {})
 
 
-class RunContext:
-    """What a benchmark's ``evaluate`` uses to call the model: cached, counted, batch-size aware."""
-
-    def __init__(self, model: Model, cache: OutputCache, seed: int = 0, options: dict[str, Any] | None = None):
-        self.model = model
-        self.cache = cache
-        self.seed = seed
-        self.options = options or {}
-        self.model_calls = 0  # requests actually sent to the model
-        self.cache_hits = 0
-        self.batch_sizes: set[int] = set()
-        self.oom_backoffs = 0
-
-    def call(
-        self,
-        capability: str,
-        requests: Sequence[dict[str, Any]],
-        compute: Callable[[list[dict[str, Any]]], Sequence[Any]],
-        *,
-        model: Model | None = None,
-    ) -> list[dict[str, Any]]:
-        """Outputs for ``requests``: from the cache where answered before, else from ``compute``.
-
-        ``model`` is the model ``compute`` calls when it is not the run's own (a benchmark's helper
-        models, e.g. GenColorBench's detector and segmenter): its fingerprint keys the cache.
-
-        Each returned item is ``{"output": …, "batch_size": …}``; ``batch_size`` is the batch-size
-        limit the output was computed under (the requested size, or less after an out-of-memory
-        back-off), also when it comes from the cache. It does not depend on how many requests
-        happened to share the last batch, so a resumed run records the same value. Identical
-        requests in one call are computed once.
-        """
-        used = model if model is not None else self.model
-        fp = used.fingerprint
-        keys = [request_key(fp, capability, r) for r in requests]
-        found = self.cache.get_many(keys)
-        todo: dict[str, dict[str, Any]] = {}
-        for k, r in zip(keys, requests, strict=True):
-            if k not in found and k not in todo:
-                todo[k] = r
-        self.cache_hits += sum(1 for k in keys if k in found)
-        if todo:
-            outputs = list(compute(list(todo.values())))
-            if len(outputs) != len(todo):
-                raise RuntimeError(f"{capability}: model returned {len(outputs)} outputs for {len(todo)} requests")
-            bs = self.count_calls(used, len(todo))
-            new = {k: {"output": _jsonable(o), "batch_size": bs} for k, o in zip(todo, outputs, strict=True)}
-            self.cache.put_many((k, fp, capability, v) for k, v in new.items())
-            found.update(new)
-        return [found[k] for k in keys]
-
-    def count_calls(self, model: Model, n: int) -> int:
-        """Account for ``n`` requests just sent to ``model`` (also by benchmarks whose outputs are not
-        cached, e.g. generated images); returns the batch-size limit they ran under."""
-        stats = model.last_batch
-        if stats:
-            self.batch_sizes.update(stats.batch_sizes_used)
-            self.oom_backoffs += stats.oom_backoffs
-        self.model_calls += n
-        return stats.effective_batch_size if stats else model.batch_size
-
-
-def group_outputs(flat: Sequence[dict[str, Any]], size: int) -> list[dict[str, Any]]:
-    """Regroup ``ctx.call`` outputs made for ``size`` requests per sample into one item per sample:
-    ``{"output": [their outputs], "batch_size": the first one's}``."""
-    if len(flat) % size:
-        raise ValueError(f"{len(flat)} outputs do not split into groups of {size}")
-    return [
-        {"output": [o["output"] for o in flat[k : k + size]], "batch_size": flat[k]["batch_size"]}
-        for k in range(0, len(flat), size)
-    ]
-
-
-def _jsonable(obj: Any) -> Any:
-    import numpy as np
-
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(o) for o in obj]
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if hasattr(obj, "__dataclass_fields__"):
-        return _jsonable(asdict(obj))
-    return obj
-
-
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for pkg in ("huebench", "numpy", "torch", "transformers", "diffusers", "open_clip_torch", "colour-science"):
@@ -213,7 +124,7 @@ def _config(opts: RunOptions, bench: Benchmark, model: Model) -> dict[str, Any]:
         "model": {
             **model.describe(),
             "requested": opts.model,
-            "fingerprint_parts": _jsonable(model.fingerprint_parts()),
+            "fingerprint_parts": jsonable(model.fingerprint_parts()),
         },
         "seed": opts.seed,
         "limit": opts.limit,
@@ -270,43 +181,6 @@ def _load_records(path: Path) -> dict[str, dict[str, Any]]:
     from huebench.runs.folder import read_records
 
     return read_records(path)
-
-
-#: not a sample's failure: the whole run stops (the cache being damaged would fail every sample)
-_ABORTS = (KeyboardInterrupt, SystemExit, CacheError)
-
-
-def _error_record(sample: Sample, exc: BaseException) -> dict[str, Any]:
-    from huebench.redact import redact
-
-    reason = redact(f"{type(exc).__name__}: {exc}")
-    return {"id": sample.id, "status": "error", "reason": reason}
-
-
-def _evaluate_chunk(bench: Benchmark, chunk: Sequence[Sample], model: Model, ctx: RunContext) -> list[dict[str, Any]]:
-    """Evaluate a chunk; if it fails as a whole, retry sample by sample to isolate the failures."""
-    try:
-        recs = list(bench.evaluate(chunk, model, ctx))
-    except _ABORTS:
-        raise
-    except Exception:
-        if len(chunk) == 1:
-            raise
-        recs = []
-        for s in chunk:
-            try:
-                recs.extend(bench.evaluate([s], model, ctx))
-            except _ABORTS:
-                raise
-            except Exception as exc:
-                recs.append(_error_record(s, exc))
-        return recs
-    ids = [r.get("id") for r in recs]
-    if sorted(ids) != sorted(s.id for s in chunk):
-        raise RuntimeError(
-            f"{bench.name}.evaluate returned records for {ids}, expected one per sample of {[s.id for s in chunk]}"
-        )
-    return recs
 
 
 def _progress(enabled: bool, total: int) -> Any:
@@ -458,7 +332,7 @@ def _evaluate_all(
     records_path = run_dir / "records.jsonl"
     ids = [s.id for s in samples]
     cache = OutputCache(None if opts.no_cache else (opts.cache or default_cache_path()))
-    ctx = RunContext(model, cache, seed=opts.seed, options=config)
+    totals = {"hits": 0, "calls": 0, "batch_sizes": set(), "oom_backoffs": 0}
     started = time.perf_counter()
     failed = 0
     with JsonlAppender(records_path) as out, _progress(opts.progress, len(samples)) as bar:
@@ -474,48 +348,44 @@ def _evaluate_all(
         t0 = time.perf_counter()
         done_now = 0
         chunks = [todo[k : k + opts.chunk_size] for k in range(0, len(todo), opts.chunk_size)]
-
-        def account(recs: list[dict[str, Any]], n: int) -> None:
-            nonlocal failed, done_now
+        executor: Executor
+        if opts.executor == "ray" and chunks:  # (nothing left to do: no cluster to start)
+            executor = RayExecutor(
+                benchmark=bench.name,
+                bench_options=dict(bench.options),
+                model_spec=model.spec,
+                model_options={
+                    "device": opts.device,
+                    "dtype": opts.dtype,
+                    "batch_size": opts.batch_size,
+                    "seed": opts.seed,
+                },
+                cache_path=None if opts.no_cache else str(opts.cache or default_cache_path()),
+                address=opts.ray_address,
+                workers=opts.workers,
+                device=opts.device,
+            )
+        else:
+            executor = LocalExecutor(bench, model, cache)
+        for recs, st in executor.map(chunks):
+            totals["hits"] += st["hits"]
+            totals["calls"] += st["calls"]
+            totals["batch_sizes"].update(st["batch_sizes"])
+            totals["oom_backoffs"] += st["oom_backoffs"]
             failed += sum(1 for r in recs if r.get("status") != "ok")
             for r in recs:  # which inputs a record answered: --resume refuses records of other inputs
                 r["input_sha256"] = hashes.get(str(r.get("id")))
             out.write_many(json_safe(r) for r in recs)  # NaN → null: records are strict JSON
-            done_now += n
+            done_now += len(recs)
             rate = done_now / max(time.perf_counter() - t0, 1e-9)
             bar.update(
-                task, advance=n, rate=f"{rate:.1f} samples/s", hits=ctx.cache_hits, calls=ctx.model_calls, failed=failed
+                task,
+                advance=len(recs),
+                rate=f"{rate:.1f} samples/s",
+                hits=totals["hits"],
+                calls=totals["calls"],
+                failed=failed,
             )
-
-        if opts.executor == "ray" and chunks:
-            from huebench.runs.executors import RayExecutor
-
-            ex = RayExecutor(address=opts.ray_address, workers=opts.workers, device=opts.device)
-            cache_path = None if opts.no_cache else str(opts.cache or default_cache_path())
-            bench_opts = dict(bench.options)
-            model_opts = {"device": opts.device, "dtype": opts.dtype, "batch_size": opts.batch_size, "seed": opts.seed}
-            for recs, st in ex.map(
-                [[s.id for s in c] for c in chunks],
-                benchmark=bench.name,
-                bench_options=bench_opts,
-                model_spec=model.spec,
-                model_options=model_opts,
-                cache_path=cache_path,
-            ):
-                ctx.cache_hits += st["hits"]
-                ctx.model_calls += st["calls"]
-                ctx.batch_sizes.update(st["batch_sizes"])
-                ctx.oom_backoffs += st["oom_backoffs"]
-                account(recs, len(recs))
-        else:
-            for chunk in chunks:
-                try:
-                    recs = _evaluate_chunk(bench, chunk, model, ctx)
-                except _ABORTS:
-                    raise
-                except Exception as exc:
-                    recs = [_error_record(s, exc) for s in chunk]
-                account(recs, len(chunk))
 
     result = finalize(run_dir, bench=bench, sample_order=ids, write_report=opts.report)
     stats = {
@@ -525,11 +395,15 @@ def _evaluate_all(
         "evaluated_now": len(todo),
         "resumed_from_records": len(samples) - len(todo),
         "cache": {
-            "hits": ctx.cache_hits,
-            "model_calls": ctx.model_calls,
+            "hits": totals["hits"],
+            "model_calls": totals["calls"],
             "path": None if opts.no_cache else str(opts.cache or default_cache_path()),
         },
-        "batch": {"requested": opts.batch_size, "used": sorted(ctx.batch_sizes), "oom_backoffs": ctx.oom_backoffs},
+        "batch": {
+            "requested": opts.batch_size,
+            "used": sorted(totals["batch_sizes"]),
+            "oom_backoffs": totals["oom_backoffs"],
+        },
         "failed": result.results.get("n_failed", 0),
     }
     atomic_write_json(run_dir / "run.json", stats)
@@ -605,20 +479,6 @@ def compute_results(bench: Benchmark, config: dict[str, Any], records: Sequence[
         "failed_ids": [r["id"] for r in failed],
         "metrics": json_safe(bench.metrics(ok)),
     }
-
-
-def json_safe(obj: Any) -> Any:
-    """NaN/inf → None, NumPy scalars → Python: results.json must be strict JSON."""
-    import math
-
-    obj = _jsonable(obj)
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, list):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    return obj
 
 
 def rescore(run_dir: str | Path, *, write: bool = False) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from huebench.benchmarks.coda.metrics import COLORS, mean_std
 from huebench.benchmarks.coda.reporting_bias import object_metrics, read_counts
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
-from huebench.runs.runner import group_outputs
+from huebench.models.requests import Answers, MaskCandidates, SentenceLogprob, group_outputs
 
 __all__ = ["CANDIDATES", "Coda", "to_color_distribution"]
 
@@ -93,23 +93,15 @@ class Coda(Benchmark):
     def samples(self) -> list[Sample]:
         return [Sample(o.class_id, {"name": o.display_name}) for o in self.objects().values()]
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         cap = self.check_model(model)
         objs = [self.objects()[s.id] for s in samples]
         prompts = [object_prompts(o, "text-masked") for o in objs]
         if cap is Capability.MASKED_LM:
-            reqs = [{"template": t, "candidates": list(CANDIDATES)} for ps in prompts for _, t in ps]
-            outs = ctx.call(
-                "masked-lm-candidates", reqs, lambda rs: model.mask_logprobs([r["template"] for r in rs], CANDIDATES)
-            )
+            outs = ctx.answer([MaskCandidates(t, tuple(CANDIDATES)) for ps in prompts for _, t in ps])
         else:
-            reqs = [{"sentence": t.replace("[MASK]", c)} for ps in prompts for _, t in ps for c in CANDIDATES]
-            flat = ctx.call(
-                "causal-lm-sentence",
-                reqs,
-                lambda rs: [s for s, _ in model.sentence_logprobs([r["sentence"] for r in rs])],
-            )
-            outs = group_outputs(flat, len(CANDIDATES))
+            sentences = [SentenceLogprob(t.replace("[MASK]", c)) for ps in prompts for _, t in ps for c in CANDIDATES]
+            outs = group_outputs(ctx.answer(sentences), len(CANDIDATES))
         counts = self.ngram_counts()
         k = 0
         for o, ps in zip(objs, prompts, strict=True):

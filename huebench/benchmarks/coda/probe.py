@@ -31,6 +31,7 @@ from huebench.benchmarks.coda.dataset import CodaObject, load_dataset, object_pr
 from huebench.benchmarks.coda.metrics import COLORS, avg_correlation, js_divergence
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
+from huebench.models.requests import Answers, TextFeatures
 
 __all__ = ["CodaProbe", "description_lengths", "train_probe"]
 
@@ -133,15 +134,12 @@ class CodaProbe(Benchmark):
             return "text-masked", "pre-mask"
         return "clip-imagenet", "pooled"
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         self.check_model(model)
         kind, position = self._feature_plan(model)
         objs = [self.objects()[s.id] for s in samples]
         prompts = [object_prompts(o, kind) for o in objs]
-        reqs = [{"text": t, "position": position} for ps in prompts for _, t in ps]
-        outs = ctx.call(
-            "text-features", reqs, lambda rs: list(model.text_features([r["text"] for r in rs], position=position))
-        )
+        outs = ctx.answer([TextFeatures(t, position) for ps in prompts for _, t in ps])
         k = 0
         for o, ps in zip(objs, prompts, strict=True):
             feats = np.mean([np.asarray(outs[k + j]["output"], dtype=np.float64) for j in range(len(ps))], axis=0)

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.colorswap.data import WinoExample, load_examples
@@ -27,7 +26,8 @@ from huebench.benchmarks.colorswap.scoring import (
     summarize_matrices,
 )
 from huebench.errors import HuebenchError
-from huebench.models.base import Capability, Model, VLMQuery
+from huebench.models.base import Capability, Model
+from huebench.models.requests import Answers, Generation, ImageTextScores, MatchProbability
 
 __all__ = ["ColorSwap"]
 
@@ -113,7 +113,7 @@ class ColorSwap(Benchmark):
     def samples(self) -> list[Sample]:
         return [Sample(e.id, {"caption_1": e.caption_1, "caption_2": e.caption_2}) for e in self.examples().values()]
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         cap = self.check_model(model)
         exs = [self.examples()[s.id] for s in samples]
         if cap is Capability.VLM:
@@ -121,28 +121,22 @@ class ColorSwap(Benchmark):
             return
         images = [e.images() for e in exs]
         if cap is Capability.ITM:
-            reqs = [
-                {"image": np.asarray(imgs[i]), "text": (e.caption_1, e.caption_2)[c]}
-                for e, imgs in zip(exs, images, strict=True)
-                for c in (0, 1)
-                for i in (0, 1)
-            ]
-            flat = ctx.call(
-                "itm",
-                reqs,
-                lambda rs: model.match_probability([Image.fromarray(r["image"]) for r in rs], [r["text"] for r in rs]),
+            flat = ctx.answer(
+                [
+                    MatchProbability(np.asarray(imgs[i]), (e.caption_1, e.caption_2)[c])
+                    for e, imgs in zip(exs, images, strict=True)
+                    for c in (0, 1)
+                    for i in (0, 1)
+                ]
             )
             mats = [[[flat[4 * k + 2 * c + i]["output"] for i in (0, 1)] for c in (0, 1)] for k in range(len(exs))]
             bsz = [flat[4 * k]["batch_size"] for k in range(len(exs))]
         else:
-            reqs = [
-                {"images": [np.asarray(im) for im in imgs], "texts": [e.caption_1, e.caption_2]}
-                for e, imgs in zip(exs, images, strict=True)
-            ]
-            outs = ctx.call(
-                "image-text-score",
-                reqs,
-                lambda rs: [model.score([Image.fromarray(x) for x in r["images"]], r["texts"]) for r in rs],
+            outs = ctx.answer(
+                [
+                    ImageTextScores(tuple(np.asarray(im) for im in imgs), (e.caption_1, e.caption_2))
+                    for e, imgs in zip(exs, images, strict=True)
+                ]
             )
             # score() is images × texts; the Winoground matrix is captions × images
             mats = [np.asarray(o["output"]).T.tolist() for o in outs]
@@ -199,9 +193,9 @@ class ColorSwap(Benchmark):
             )
         return qs
 
-    def _evaluate_vlm(self, exs: Sequence[WinoExample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def _evaluate_vlm(self, exs: Sequence[WinoExample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         per_ex = []
-        reqs = []
+        reqs: list[Generation] = []
         for e in exs:
             imgs = e.images()
             qs = self._queries(e)
@@ -214,19 +208,8 @@ class ColorSwap(Benchmark):
                     prompt = IMAGE_PROMPT.format(caption=(e.caption_1, e.caption_2)[q["subject"]])
                     parts = (np.asarray(imgs[q["order"][0]]), np.asarray(imgs[q["order"][1]]), prompt)
                 q["prompt"] = prompt
-                reqs.append({"parts": list(parts), "max_new_tokens": self.max_new_tokens})
-
-        def gen(rs: list[dict[str, Any]]) -> list[str]:
-            return model.generate(
-                [
-                    VLMQuery(
-                        tuple(p if isinstance(p, str) else Image.fromarray(p) for p in r["parts"]), r["max_new_tokens"]
-                    )
-                    for r in rs
-                ]
-            )
-
-        outs = ctx.call("vlm-generate", reqs, gen)
+                reqs.append(Generation(parts, self.max_new_tokens))
+        outs = ctx.answer(reqs)
         k = 0
         for e, qs in per_ex:
             recs = []

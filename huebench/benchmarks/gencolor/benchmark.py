@@ -27,6 +27,7 @@ from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, Color
 from huebench.benchmarks.gencolor.store import ImageStore, image_seed
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
+from huebench.models.requests import Answers, ImageGeneration
 
 __all__ = ["GenColorBench", "GenColorGenerate"]
 
@@ -97,7 +98,7 @@ class _Prompts(Benchmark):
     def _generator_info(self, model: Model) -> dict[str, Any]:
         return {"spec": model.spec, "fingerprint": model.fingerprint, "options": self.gen_options}
 
-    def _fill(self, model: Model, ctx: Any, wanted: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    def _fill(self, model: Model, ctx: Answers, wanted: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
         """Generate the wanted (prompt, index) images that are missing or fail their hash; returns
         each one's status: verified, unverified (an outside generator's file) or generated; another
         model's folder is refused before anything is generated."""
@@ -116,11 +117,14 @@ class _Prompts(Benchmark):
         for k in range(0, len(todo), step):  # written batch by batch: a crash loses one batch at most
             part = todo[k : k + step]
             seeds = [image_seed(self.seed, pid, i) for pid, i in part]
-            images = model.generate_images([self.prompts[pid]["prompt"] for pid, _ in part], seeds, **self.gen_options)
+            requests = [
+                ImageGeneration(self.prompts[pid]["prompt"], seed, self.gen_options)
+                for (pid, _), seed in zip(part, seeds, strict=True)
+            ]
+            images = [a["output"] for a in ctx.answer(requests)]
             for (pid, i), img, s in zip(part, images, seeds, strict=True):
                 self.store.write(pid, i, img, seed=s, prompt=self.prompts[pid], generator=info)
                 status[(pid, i)] = "generated"
-            ctx.count_calls(model, len(part))
         return status
 
 
@@ -133,7 +137,7 @@ class GenColorGenerate(_Prompts):
     def samples(self) -> list[Sample]:
         return [Sample(pid) for pid in self.prompts]
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         wanted = [(s.id, i) for s in samples for i in range(self.n)]
         status = self._fill(model, ctx, wanted)
         for s in samples:
@@ -237,7 +241,7 @@ class GenColorBench(_Prompts):
         config = {k: v for k, v in self.scorer("css3").config().items() if k != "system"}
         return {**self.options, "scorer_config": config}
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         from huebench.benchmarks.gencolor.pipeline import ObjectMasker, decide, judge_objects, presence
         from huebench.images import load_image
 
@@ -250,7 +254,7 @@ class GenColorBench(_Prompts):
         device = self.device or getattr(model, "device", "cpu")  # helpers follow the run's --device
         vqa = _helper(self.vqa_spec, device) if self.vqa_spec else None
         masker = ObjectMasker(
-            ctx.call,
+            ctx,
             detector=_helper(self.detector_spec, device) if self.detector_spec else None,
             segmenter=_helper(self.segmenter_spec, device) if self.segmenter_spec else None,
             masks_dir=self.masks_dir,
@@ -289,7 +293,7 @@ class GenColorBench(_Prompts):
             p_yes = None
             if vqa is not None:
                 names = list(dict.fromkeys(o["name"] for o in prompt["objects"] if o.get("role") != "context"))
-                p_yes = dict(zip(names, presence(ctx.call, vqa, image, names), strict=True))
+                p_yes = dict(zip(names, presence(ctx, vqa, image, names), strict=True))
             objects = judge_objects(image, prompt, i, masker, self.scorer(prompt["system"]), p_yes)
             correct, reason = decide(prompt["task"], objects)
             yield {

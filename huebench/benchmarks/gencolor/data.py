@@ -46,13 +46,14 @@ class GenObject:
     negative_labels: tuple[str, ...]
 
 
-def _data(name: str) -> str:
+def data_text(name: str) -> str:
+    """The text of a bundled data file (``huebench/benchmarks/gencolor/data/NAME``)."""
     return resources.files("huebench.benchmarks.gencolor").joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
 
 @functools.cache
 def load_objects() -> tuple[GenObject, ...]:
-    rows = csv.DictReader(_data("objects.csv").splitlines())
+    rows = csv.DictReader(data_text("objects.csv").splitlines())
     return tuple(
         GenObject(
             r["source"],
@@ -66,4 +67,4 @@ def load_objects() -> tuple[GenObject, ...]:
 
 @functools.cache
 def load_templates() -> dict[str, tuple[str, ...]]:
-    return {k: tuple(v) for k, v in json.loads(_data("templates.json")).items()}
+    return {k: tuple(v) for k, v in json.loads(data_text("templates.json")).items()}

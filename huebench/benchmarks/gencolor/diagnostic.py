@@ -33,6 +33,7 @@ from huebench.benchmarks.gencolor.scoring import SCORERS, ColorScorer
 from huebench.color import delta_e, load_system
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
+from huebench.models.requests import Answers
 from huebench.stats import bootstrap_ci
 
 __all__ = ["PAPER_ACCURACY", "Diagnostic"]
@@ -185,7 +186,7 @@ class Diagnostic(Benchmark):
         i = sample.inputs
         return i["color"] if tuple(i["rgb"]) == tuple(truth) else "#{:02X}{:02X}{:02X}".format(*truth)
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         from huebench.benchmarks.gencolor.scoring import segment_offline
 
         use_vlm = self.check_model(model) is Capability.VLM
@@ -228,23 +229,14 @@ class Diagnostic(Benchmark):
             }
 
     def _ask_vlm(
-        self, model: Model, ctx: Any, img: np.ndarray, i: dict[str, Any], far_name: str
+        self, model: Model, ctx: Answers, img: np.ndarray, i: dict[str, Any], far_name: str
     ) -> list[dict[str, Any]]:
-        from PIL import Image
-
         from huebench.benchmarks.gencolor.vlm_judge import judge, questions_for
-        from huebench.models.base import VLMQuery
+        from huebench.models.requests import Generation
 
         system = load_system(self.system_name)
         qs = questions_for(self.system_name, i["object"], system.get(i["color"]), system.get(far_name))
-        reqs = [{"parts": [img, q["prompt"]], "max_new_tokens": 24} for q in qs]
-        outs = ctx.call(
-            "vlm-generate",
-            reqs,
-            lambda rs: model.generate(
-                [VLMQuery((Image.fromarray(r["parts"][0]), r["parts"][1]), r["max_new_tokens"]) for r in rs]
-            ),
-        )
+        outs = ctx.answer([Generation((img, q["prompt"]), 24) for q in qs])
         return [
             {**q, "answer": str(o["output"]), "correct": judge(q, str(o["output"]), self.system_name)}
             for q, o in zip(qs, outs, strict=True)

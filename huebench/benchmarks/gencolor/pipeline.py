@@ -22,7 +22,7 @@ re-score with other colour thresholds costs no model calls.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from huebench.benchmarks.gencolor.scoring import ColorScorer, segment_offline
-from huebench.models.base import Model, VLMQuery
+from huebench.images import rle_decode, rle_encode
+from huebench.models.base import Model
+from huebench.models.requests import Answers, Detection, Segmentation, YesProbability
 
 __all__ = [
     "NEGATIVE_OVERLAP",
@@ -46,24 +48,6 @@ __all__ = [
 PRESENCE_THRESHOLD = 0.5
 NEGATIVE_OVERLAP = 0.5
 MIN_COMPONENT = 0.05
-
-
-def rle_encode(mask: NDArray[np.bool_]) -> dict[str, Any]:
-    """Run lengths of a boolean mask in C order, starting with a (possibly empty) run of False."""
-    flat = np.asarray(mask, dtype=bool).ravel()
-    if flat.size == 0:
-        return {"shape": list(np.shape(mask)), "runs": []}
-    change = np.flatnonzero(flat[1:] != flat[:-1]) + 1
-    runs = np.diff(np.concatenate([[0], change, [flat.size]])).tolist()
-    if flat[0]:
-        runs = [0, *runs]
-    return {"shape": list(np.shape(mask)), "runs": runs}
-
-
-def rle_decode(rle: dict[str, Any]) -> NDArray[np.bool_]:
-    runs = np.asarray(rle["runs"], dtype=np.int64)
-    values = (np.arange(len(runs)) % 2).astype(bool)
-    return np.repeat(values, runs).reshape(rle["shape"])
 
 
 def _user_mask_relative(pid: str, index: int, name: str) -> str:
@@ -88,11 +72,12 @@ class ObjectMask:
 
 
 class ObjectMasker:
-    """Masks for the objects of one image (see the module doc); ``call`` is the run's cached call."""
+    """Masks for the objects of one image (see the module doc); ``answers`` answers the detector and
+    segmenter requests (the run context: cached)."""
 
     def __init__(
         self,
-        call: Callable[..., list[dict[str, Any]]],
+        answers: Answers,
         *,
         detector: Model | None = None,
         segmenter: Model | None = None,
@@ -101,7 +86,7 @@ class ObjectMasker:
     ):
         if (detector is None) != (segmenter is None):
             raise ValueError("the detector and the segmenter come together (GroundingDINO/OWLv2 → SAM)")
-        self.call = call
+        self.answers = answers
         self.detector, self.segmenter = detector, segmenter
         self.masks_dir = Path(masks_dir) if masks_dir else None
         self.box_threshold = float(box_threshold)
@@ -125,32 +110,14 @@ class ObjectMasker:
         return m
 
     def _detect(self, image: NDArray[np.uint8], labels: Sequence[str]) -> list[dict[str, Any]]:
-        from PIL import Image
-
-        det = self.detector
-        assert det is not None
-        req = {"image": image, "labels": list(labels), "threshold": self.box_threshold}
-        out = self.call(
-            "detection",
-            [req],
-            lambda rs: [det.detect(Image.fromarray(r["image"]), r["labels"], threshold=r["threshold"]) for r in rs],
-            model=det,
-        )[0]["output"]
-        return [b if isinstance(b, dict) else {"label": b.label, "score": b.score, "box": list(b.box)} for b in out]
+        assert self.detector is not None
+        request = Detection(image, tuple(labels), self.box_threshold)
+        return list(self.answers.answer([request], model=self.detector)[0]["output"])
 
     def _segment(self, image: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> list[NDArray[np.bool_]]:
-        from PIL import Image
-
-        seg = self.segmenter
-        assert seg is not None
-        req = {"image": image, "boxes": [[float(v) for v in b] for b in boxes]}
-        out = self.call(
-            "segmentation",
-            [req],
-            lambda rs: [[rle_encode(m) for m in seg.segment(Image.fromarray(r["image"]), r["boxes"])] for r in rs],
-            model=seg,
-        )[0]["output"]
-        return [rle_decode(m) for m in out]
+        assert self.segmenter is not None
+        request = Segmentation(image, tuple(tuple(float(v) for v in b) for b in boxes))
+        return [rle_decode(m) for m in self.answers.answer([request], model=self.segmenter)[0]["output"]]
 
     def mask(self, image: NDArray[np.uint8], pid: str, index: int, obj: dict[str, Any], *, single: bool) -> ObjectMask:
         """The mask of ``obj`` in ``image``; ``single``: the prompt has one object to judge (the
@@ -213,23 +180,11 @@ def _clean(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
     return np.isin(labels, keep)
 
 
-def presence(
-    call: Callable[..., list[dict[str, Any]]], vqa: Model, image: NDArray[np.uint8], names: Sequence[str]
-) -> list[float]:
+def presence(answers: Answers, vqa: Model, image: NDArray[np.uint8], names: Sequence[str]) -> list[float]:
     """P(yes) for "Is there a {object} in the image?" per name (cached)."""
-    from PIL import Image
-
     from huebench.models.vqa import PRESENCE_QUESTION
 
-    reqs = [{"parts": [image, PRESENCE_QUESTION.format(object=n)], "max_new_tokens": 1} for n in names]
-    outs = call(
-        "vlm-yes-probability",
-        reqs,
-        lambda rs: vqa.yes_probability(
-            [VLMQuery((Image.fromarray(r["parts"][0]), r["parts"][1]), r["max_new_tokens"]) for r in rs]
-        ),
-        model=vqa,
-    )
+    outs = answers.answer([YesProbability((image, PRESENCE_QUESTION.format(object=n))) for n in names], model=vqa)
     return [float(o["output"]) for o in outs]
 
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from huebench.benchmarks.gencolor.data import CATEGORIES, GenObject, _data, load_objects, load_templates
+from huebench.benchmarks.gencolor.data import CATEGORIES, GenObject, data_text, load_objects, load_templates
 from huebench.color import load_system
 from huebench.errors import HuebenchError
 
@@ -74,7 +74,7 @@ class TemplateRoles:
 
 
 def load_template_roles() -> dict[tuple[str, int], TemplateRoles]:
-    rows = csv.DictReader(_data("template_roles.csv").splitlines())
+    rows = csv.DictReader(data_text("template_roles.csv").splitlines())
     return {
         (r["level"], int(r["index"])): TemplateRoles(tuple(x.strip() for x in r["objects"].split(";")), r["other"])
         for r in rows

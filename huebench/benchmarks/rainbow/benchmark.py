@@ -32,7 +32,16 @@ from huebench.benchmarks.rainbow.probes import COLORS
 from huebench.errors import HuebenchError
 from huebench.images import load_image
 from huebench.io import InputFileError, read_jsonl
-from huebench.models.base import Capability, Model, VLMQuery
+from huebench.models.base import Capability, Model
+from huebench.models.requests import (
+    Answers,
+    Generation,
+    ImageTextScores,
+    MatchProbability,
+    PseudoLogLikelihood,
+    Request,
+    YesProbability,
+)
 from huebench.paths import resolve_under
 
 __all__ = ["VLM_PROMPT", "Rainbow", "RainbowBaseline", "load_probes"]
@@ -136,11 +145,11 @@ class Rainbow(_RainbowBase):
             raise HuebenchError(f"vlm must be prob or parse, got {vlm!r}")
         self.images_root, self.vlm_mode, self.rgb = images, vlm, rgb
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         cap = self.check_model(model)
         groups = self.groups()
         plans = []
-        reqs: list[dict[str, Any]] = []
+        reqs: list[Request] = []
         for s in samples:
             ps = groups[s.id]
             image_path = resolve_under(self.images_root, str(ps[0]["image"]), what="image")
@@ -148,47 +157,25 @@ class Rainbow(_RainbowBase):
             texts = list(dict.fromkeys([ps[0]["text"], *(p["foil"] for p in ps)]))
             plans.append((s, ps, texts, len(reqs)))
             if cap is Capability.IMAGE_TEXT_SCORE:
-                reqs.append({"image": img, "texts": texts})
+                reqs.append(ImageTextScores((img,), tuple(texts)))
+            elif cap is Capability.ITM:
+                reqs.extend(MatchProbability(img, t) for t in texts)
+            elif self.vlm_mode == "prob":
+                reqs.extend(YesProbability((img, VLM_PROMPT.format(description=t))) for t in texts)
             else:
-                reqs.extend({"image": img, "text": t} for t in texts)
-        from PIL import Image
-
-        if cap is Capability.ITM:
-            outs = ctx.call(
-                "itm",
-                reqs,
-                lambda rs: model.match_probability([Image.fromarray(r["image"]) for r in rs], [r["text"] for r in rs]),
-            )
-        elif cap is Capability.VLM and self.vlm_mode == "prob":
-            outs = ctx.call(
-                "vlm-yes",
-                reqs,
-                lambda rs: model.yes_probability(
-                    [VLMQuery((Image.fromarray(r["image"]), VLM_PROMPT.format(description=r["text"])), 1) for r in rs]
-                ),
-            )
-        elif cap is Capability.VLM:
-            gen = ctx.call(
-                "vlm-generate",
-                [{**r, "max_new_tokens": 8} for r in reqs],
-                lambda rs: model.generate(
-                    [VLMQuery((Image.fromarray(r["image"]), VLM_PROMPT.format(description=r["text"])), 8) for r in rs]
-                ),
-            )
+                reqs.extend(Generation((img, VLM_PROMPT.format(description=t)), 8) for t in texts)
+        outs = ctx.answer(reqs)
+        if cap is Capability.IMAGE_TEXT_SCORE:
+            outs = [{"output": o["output"][0], "batch_size": o["batch_size"]} for o in outs]
+        elif cap is Capability.VLM and self.vlm_mode != "prob":
             outs = [
                 {
                     "output": 1.0 if str(o["output"]).strip().lower().startswith("yes") else 0.0,
                     "raw": o["output"],
                     "batch_size": o["batch_size"],
                 }
-                for o in gen
+                for o in outs
             ]
-        else:
-            outs = ctx.call(
-                "image-text-score",
-                reqs,
-                lambda rs: [model.score([Image.fromarray(r["image"])], r["texts"])[0] for r in rs],
-            )
         for s, ps, texts, start in plans:
             if cap is Capability.IMAGE_TEXT_SCORE:
                 scores = dict(zip(texts, [float(v) for v in outs[start]["output"]], strict=True))
@@ -384,7 +371,7 @@ class RainbowBaseline(_RainbowBase):
     description = "Rainbow language-only baseline: pseudo-log-likelihood of description vs foil"
     capabilities = (Capability.MASKED_LM,)
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Any) -> Iterable[dict[str, Any]]:
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         self.check_model(model)
         groups = self.groups()
         plans, reqs = [], []
@@ -392,10 +379,8 @@ class RainbowBaseline(_RainbowBase):
             ps = groups[s.id]
             texts = list(dict.fromkeys([ps[0]["text"], *(p["foil"] for p in ps)]))
             plans.append((s, ps, texts, len(reqs)))
-            reqs.extend({"sentence": t} for t in texts)
-        outs = ctx.call(
-            "pll", reqs, lambda rs: [r.total for r in model.pseudo_log_likelihood([x["sentence"] for x in rs])]
-        )
+            reqs.extend(PseudoLogLikelihood(t) for t in texts)
+        outs = ctx.answer(reqs)
         for s, ps, texts, start in plans:
             pll = {t: float(outs[start + k]["output"]) for k, t in enumerate(texts)}
             probe_recs = [
