@@ -15,6 +15,10 @@ them (exact masks) under each value of each scorer setting and prints
     python benchmarks/scorer_study.py --quick --oracle              # the albedo-saturation study
     python benchmarks/scorer_study.py --quick --flat-noise          # flat noisy patches
 
+Settings the package's scorer does not take — other diffuse-line quantiles, the fitted floor
+alone, the "top" and "mode" pixel selections, an in-mask smoothing before the pixel statistics —
+are study variants: :class:`StudyScorer` below adds them to ``ColorScorer``.
+
 docs/gencolor.md shows the tables.
 """
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -30,7 +35,85 @@ from typing import Any
 import numpy as np
 
 from huebench.benchmarks.gencolor.diagnostic import Diagnostic
-from huebench.benchmarks.gencolor.scoring import ColorScorer
+from huebench.benchmarks.gencolor.scoring import SPECULAR, ColorScorer
+from huebench.color import diffuse_reconstruction, remove_specular, srgb8_to_linear
+from huebench.color.reflectance import smooth_within
+from huebench.errors import HuebenchError
+
+
+def diffuse_pixels(rgb8: np.ndarray, *, rule: str = "mode", min_keep: int = 20) -> np.ndarray:
+    """Pixels least touched by specular reflection (dichromatic model, neutral light): a study
+    variant of the diffuse reconstruction that selects pixels instead of correcting them.
+
+    In linear RGB a diffuse pixel is albedo × shading, so its saturation — distance from the grey
+    axis over mean intensity — is the albedo's whatever the shading; a specular highlight adds
+    white and lowers it. ``mode`` keeps pixels near the most common saturation of the brighter
+    half (the diffuse surface, robust to noise); ``top`` keeps the more saturated half.
+    """
+    lin = srgb8_to_linear(rgb8)
+    mean = lin.mean(axis=1)
+    sat = np.linalg.norm(lin - mean[:, None], axis=1) / np.maximum(mean, 1e-4)
+    valid = mean >= np.quantile(mean, 0.5)  # shadows: noisy ratios
+    if valid.sum() < min_keep:
+        return np.ones(len(rgb8), dtype=bool)
+    if rule == "top":
+        keep = valid & (sat >= np.quantile(sat[valid], 0.5))
+    else:
+        v = sat[valid]
+        lo, hi = np.quantile(v, [0.02, 0.98])
+        if hi - lo < 1e-6:
+            return np.ones(len(rgb8), dtype=bool)
+        hist, edges = np.histogram(v, bins=24, range=(lo, hi))
+        k = int(np.argmax(np.convolve(hist, [1, 2, 1], mode="same")))
+        mode = 0.5 * (edges[k] + edges[k + 1])
+        tol = max(0.08 * mode, 1.5 * (edges[1] - edges[0]))
+        keep = np.abs(sat - mode) <= tol
+    return keep if keep.sum() >= min_keep else np.ones(len(rgb8), dtype=bool)
+
+
+class StudyScorer(ColorScorer):
+    """``ColorScorer`` with the study's variants of two steps.
+
+    ``specular``: '+'-joined steps, in order — "dichromatic" (the fitted floor; skipped where the
+    Fresnel veil was removed, which is that floor), "envelopeNN" (the diffuse line at the NN-th
+    percentile of saturation), "top" (the more saturated half) and "mode" (pixels near the modal
+    saturation); None: none. The package's default, "dichromatic+envelope90", is the same steps.
+    ``smooth``: σ (pixels) of an in-mask Gaussian blur before the pixel statistics (0: none; it
+    blurs the highlights of small objects into their neighbours).
+    """
+
+    def __init__(self, system: str = "css3", *, specular: str | None = SPECULAR, smooth: float = 0.0, **options: Any):
+        for step in (specular or "").split("+"):
+            if step and step not in ("dichromatic", "top", "mode") and not re.fullmatch(r"envelope\d{1,2}", step):
+                raise HuebenchError(
+                    f"specular step {step!r} unknown: use dichromatic, envelopeNN (e.g. envelope90), top or mode, "
+                    "joined with '+', or None"
+                )
+        super().__init__(system, specular=None, **options)
+        self.specular = specular
+        self.smooth = float(smooth)
+
+    def config(self) -> dict[str, Any]:
+        return {**super().config(), "smooth": self.smooth}
+
+    def object_pixels(self, image: np.ndarray, inner: np.ndarray) -> np.ndarray:
+        if self.smooth > 0 and inner.any():
+            return smooth_within(image, inner, self.smooth)
+        return image[inner]
+
+    def specular_steps(self, px8: np.ndarray, veil: Any) -> np.ndarray:
+        for step in (self.specular or "").split("+"):
+            if step == "dichromatic" and veil is not None:
+                continue  # the veil is the floor this step would fit
+            if step == "dichromatic":
+                px8 = remove_specular(px8, method="fitted-floor", min_saturation=self.floor_min_saturation)
+            elif step.startswith("envelope"):
+                quantile = float(step[len("envelope") :] or 75) / 100
+                px8 = diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile)
+            elif step:
+                px8 = px8[diffuse_pixels(px8, rule=step)]
+        return px8
+
 
 #: each setting and the values tried; the first value listed is not special — the default is
 #: whatever ColorScorer's default is, marked in the output
@@ -91,7 +174,7 @@ _DATA: dict[str, Any] = {}
 def _score_chunk(args: tuple[str, dict[str, Any], list[int]]) -> list[tuple[bool, bool]]:
     system, options, idx = args
     meta, imgs, masks = _DATA["data"]
-    scorer = ColorScorer(system, **options)
+    scorer = StudyScorer(system, **options)
     out = []
     for i in idx:
         ok = scorer.score_image(imgs[i], meta[i]["target"], mask=masks[i])[0].passed
@@ -193,14 +276,7 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
     the fitted floor's (the default before the Fresnel veil) and the default's."""
     from scipy import ndimage
 
-    from huebench.benchmarks.gencolor.scoring import (
-        albedo_saturation,
-        diffuse_reconstruction,
-        remove_specular,
-        remove_veil,
-        specular_veil,
-    )
-    from huebench.color import srgb_to_linear
+    from huebench.color import albedo_saturation, remove_veil, specular_veil, srgb_to_linear
 
     scorer = ColorScorer(system, specular=None, fresnel=None, main_color=None, max_chroma_excess=None)
     default, before = ColorScorer(system), ColorScorer(system, fresnel=None)

@@ -292,8 +292,8 @@ def test_diagnostic_with_a_vlm_judge(tmp_path):
 def test_remove_specular_recovers_the_albedo_under_a_white_floor():
     """A shaded surface of one albedo plus a constant white reflection (dichromatic model): the
     floor is fitted and removed; achromatic and purely diffuse surfaces are left alone."""
-    from huebench.benchmarks.gencolor.scoring import remove_specular
     from huebench.color import delta_e, linear_to_srgb, srgb_to_lab, srgb_to_linear
+    from huebench.color.reflectance import remove_specular
 
     rng = np.random.default_rng(0)
     albedo = srgb_to_linear(np.array([185, 40, 66]) / 255.0)  # ISCC-NBS L2 "Red"
@@ -328,8 +328,8 @@ def test_noisy_flat_patches_are_judged_by_all_their_pixels():
 def test_diffuse_reconstruction_removes_per_pixel_specular():
     """Shaded albedo plus a white reflection that varies over the surface: every pixel goes back
     onto the albedo's diffuse line, so the lit pixels carry the albedo's chroma again."""
-    from huebench.benchmarks.gencolor.scoring import diffuse_reconstruction
     from huebench.color import linear_to_srgb, srgb_to_lab, srgb_to_linear
+    from huebench.color.reflectance import diffuse_reconstruction
 
     rng = np.random.default_rng(1)
     albedo = srgb_to_linear(np.array([60, 120, 200]) / 255.0)
@@ -349,8 +349,8 @@ def test_diffuse_reconstruction_removes_per_pixel_specular():
 def test_albedo_saturation_estimate_and_a_given_saturation():
     """The estimate is the upper quantile of the pixels' saturations; a given saturation (a known
     material) replaces it, and every pixel then lies exactly on that diffuse line."""
-    from huebench.benchmarks.gencolor.scoring import albedo_saturation, diffuse_reconstruction
     from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.color.reflectance import albedo_saturation, diffuse_reconstruction
     from huebench.errors import HuebenchError
 
     rng = np.random.default_rng(2)
@@ -376,8 +376,8 @@ def test_albedo_saturation_estimate_and_a_given_saturation():
 def test_pale_diffuse_surfaces_get_no_invented_specular_floor():
     """Pale colours have a small chroma magnitude, mostly pixel noise: a floor fitted on it is
     invented (tens of sRGB levels darker). The fit is kept to clearly chromatic surfaces."""
-    from huebench.benchmarks.gencolor.scoring import remove_specular
     from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.color.reflectance import remove_specular
 
     rng = np.random.default_rng(3)
     for name, rgb in [("Lavender", (230, 230, 250)), ("Cornsilk", (255, 248, 220)), ("MistyRose", (255, 228, 225))]:
@@ -416,7 +416,7 @@ def test_glossy_surfaces_lose_a_fresnel_veil_of_their_surroundings():
     """A matte sphere has one saturation over its lit half and gets no veil; a glossy one reflects
     4 % of its surroundings even head on, and that veil — F0 × the backdrop's radiance — is
     removed. Without it (fresnel=None) the glossy red reads paler."""
-    from huebench.benchmarks.gencolor.scoring import looks_glossy, specular_veil, surround_radiance
+    from huebench.color.reflectance import looks_glossy, specular_veil, surround_radiance
 
     red = load_system("iscc-nbs-l2").get("Red")
     matte, mask = _lit_sphere(red.rgb, glossy=False)
@@ -441,8 +441,8 @@ def test_the_gloss_test_stands_down_where_it_cannot_tell():
     saturation but are not reflections; achromatic surfaces have no chroma to tell reflected white
     from the body; a mask that fills the image leaves no surroundings to measure. None of them
     gets a veil."""
-    from huebench.benchmarks.gencolor.scoring import looks_glossy, remove_veil, specular_veil, surround_radiance
     from huebench.color import linear_to_srgb, srgb_to_linear
+    from huebench.color.reflectance import looks_glossy, remove_veil, specular_veil, surround_radiance
     from huebench.errors import HuebenchError
 
     rng = np.random.default_rng(4)

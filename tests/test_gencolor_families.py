@@ -121,8 +121,8 @@ def test_real_photographs_get_no_invented_colour_and_reject_far_colours():
     from scipy import ndimage
 
     from huebench.benchmarks.gencolor.photos import load_photo_objects, photo_object
-    from huebench.benchmarks.gencolor.scoring import remove_veil
     from huebench.color import lab_to_srgb
+    from huebench.color.reflectance import remove_veil
 
     objects = load_photo_objects()
     assert len(objects) >= 8

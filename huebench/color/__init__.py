@@ -9,6 +9,11 @@ Public API (stable names used across huebench and by external checks)::
     dominant_color(lab_pixels)        -> DominantColor
     load_system(name)                 -> ColorSystem  ("basic", "iscc-nbs-l1/l2/l3", "css3")
     relation(a, b)                    -> "adjacent" | "complementary" | "other"
+    looks_glossy(rgb8), specular_veil(image, mask)
+    remove_specular(rgb8, method="fitted-floor" | "fresnel-veil")
+    diffuse_reconstruction(rgb8, method="diffuse-line")
+
+Reflectance (gloss test, Fresnel veil, dichromatic fit): :mod:`huebench.color.reflectance`.
 """
 
 from huebench.color.conversions import (
@@ -28,21 +33,36 @@ from huebench.color.conversions import (
 from huebench.color.difference import HUE_CHROMA_THRESHOLD, delta_chroma, delta_e, delta_hue
 from huebench.color.dominant import DominantColor, dominant_color
 from huebench.color.parsing import Color, ColorLike, parse
+from huebench.color.reflectance import (
+    DIFFUSE_RECONSTRUCTION_METHODS,
+    SPECULAR_REMOVAL_METHODS,
+    albedo_saturation,
+    diffuse_reconstruction,
+    looks_glossy,
+    remove_specular,
+    remove_veil,
+    specular_veil,
+    surface_looks_glossy,
+)
 from huebench.color.systems import SYSTEM_NAMES, ColorSystem, NamedColor, load_system, normalize_name
 from huebench.color.wheel import basic_terms, relation
 
 __all__ = [
+    "DIFFUSE_RECONSTRUCTION_METHODS",
     "HUE_CHROMA_THRESHOLD",
+    "SPECULAR_REMOVAL_METHODS",
     "SYSTEM_NAMES",
     "Color",
     "ColorLike",
     "ColorSystem",
     "DominantColor",
     "NamedColor",
+    "albedo_saturation",
     "basic_terms",
     "delta_chroma",
     "delta_e",
     "delta_hue",
+    "diffuse_reconstruction",
     "dominant_color",
     "lab_to_lch",
     "lab_to_srgb",
@@ -52,12 +72,17 @@ __all__ = [
     "linear_to_srgb",
     "linear_to_srgb8",
     "load_system",
+    "looks_glossy",
     "normalize_name",
     "parse",
     "relation",
+    "remove_specular",
+    "remove_veil",
+    "specular_veil",
     "srgb8_to_linear",
     "srgb_to_lab",
     "srgb_to_linear",
+    "surface_looks_glossy",
     "xyz_to_lab",
     "xyz_to_linear_rgb",
 ]

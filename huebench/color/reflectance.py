@@ -1,0 +1,657 @@
+"""Reflectance of opaque surfaces in images: the gloss test, the Fresnel veil, the dichromatic fit.
+
+Everything here works on 8-bit sRGB pixels in **linear RGB** and rests on the dichromatic
+reflection model (Shafer 1985): a pixel of an opaque dielectric is
+
+    p = m_d · A + m_s · S
+
+— the albedo ``A`` scaled by the diffuse shading ``m_d``, plus the light's colour ``S`` (white under
+white light) scaled by a specular weight ``m_s``. Two invariants follow, and every function leans on
+one of them:
+
+- **saturation** — distance from the grey axis over the grey component, ``|p − p̄| / p̄`` — is the
+  albedo's wherever a pixel is purely diffuse, whatever its shading; reflected white only lowers it;
+- **chromaticity** — ``p / (r + g + b)`` — does not move with shading either.
+
+The pieces:
+
+- the gloss test: :func:`looks_glossy` (is the lit half uniformly saturated?),
+  :func:`surface_looks_glossy` (the same on a mask's interior, after an in-mask blur),
+  :func:`rim_saturation` (the Fresnel rim of a surface that reflects its surroundings) and
+  :func:`has_shading` (is there shading beyond pixel noise at all?);
+- specular removal, :func:`remove_specular` over :data:`SPECULAR_REMOVAL_METHODS`:
+  ``"fitted-floor"`` (:func:`remove_fitted_floor`, a floor fitted from the pixels alone) and
+  ``"fresnel-veil"`` (:func:`remove_veil`, a veil known from outside the pixels —
+  :func:`specular_veil` measures it from the surroundings, :func:`surround_radiance`);
+- diffuse reconstruction, :func:`diffuse_reconstruction` over
+  :data:`DIFFUSE_RECONSTRUCTION_METHODS`: ``"diffuse-line"`` (:func:`diffuse_line_reconstruction`,
+  every pixel back on the albedo's diffuse line, whose saturation :func:`albedo_saturation`
+  estimates);
+- :func:`main_color_pixels`: the pixels of a surface's main colour (by chromaticity);
+- helpers: :func:`mask_depth`, :func:`smooth_within`, :func:`fit_sample`.
+
+A new method is one function and one entry in its table; ``benchmarks/scorer_study.py`` compares
+methods and settings by name. The defaults below are GenColorBench's scorer's
+(``huebench/benchmarks/gencolor/scoring.py``), measured there on known-colour images.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from huebench._suggest import suggestion_text
+from huebench.color.conversions import linear_to_srgb8, srgb8_to_linear
+from huebench.errors import HuebenchError, UnknownNameError
+
+__all__ = [
+    "DIFFUSE_RECONSTRUCTION_METHODS",
+    "F0_DIELECTRIC",
+    "FIT_PIXELS",
+    "FLOOR_MIN_SATURATION",
+    "GLOSS_INTERIOR",
+    "GLOSS_SMOOTH",
+    "GLOSS_UNIFORMITY",
+    "RIM_BAND",
+    "RIM_RATIO",
+    "SPECULAR_REMOVAL_METHODS",
+    "albedo_saturation",
+    "diffuse_line_reconstruction",
+    "diffuse_reconstruction",
+    "fit_sample",
+    "has_shading",
+    "looks_glossy",
+    "main_color_pixels",
+    "mask_depth",
+    "remove_fitted_floor",
+    "remove_specular",
+    "remove_veil",
+    "rim_saturation",
+    "smooth_within",
+    "specular_veil",
+    "surface_looks_glossy",
+    "surround_radiance",
+]
+
+#: Fresnel reflectance at normal incidence of the dielectrics most objects are made of, coated or
+#: painted with (plastics, paints, glazes, glass: n ≈ 1.5 gives ((n − 1)/(n + 1))² ≈ 0.04; the
+#: diagnostic renders' plastic has n = 1.49, 0.039). Even where a glossy surface reflects least it
+#: reflects this much of its surroundings as white (:func:`specular_veil`)
+F0_DIELECTRIC = 0.04
+#: gloss test (:func:`looks_glossy`): one albedo under white light has one saturation whatever the
+#: shading, so when a tenth of the lit half falls below this fraction of the top saturation, white
+#: light is added somewhere — specular reflection. 0.955 flags 128 of 145 glossy and 2 of 290
+#: diffuse quick L2 renders; 0.93–0.97 all give L2 96.1–96.6 %, CSS 94.8–95.1 %
+#: (benchmarks/scorer_study.py)
+GLOSS_UNIFORMITY = 0.955
+#: the gloss test reads saturations after an in-mask Gaussian blur of this σ (pixels): sensor noise,
+#: JPEG blocks and fine texture spread saturations as a highlight does, a blur removes them and
+#: keeps the reflections, which are smooth over the surface (0: no blur)
+GLOSS_SMOOTH = 1.0
+#: the gloss test reads the mask's interior, this many pixels in: the outermost pixels mix in the
+#: backdrop (the scorer drops one border pixel, and the blur reaches one more)
+GLOSS_INTERIOR = 2
+#: a surface that reflects its surroundings reflects far more of them at grazing angles (Fresnel),
+#: so its silhouette band is less saturated than its lit interior; a highlight from a lamp alone
+#: leaves the band as saturated as the interior. :func:`specular_veil` removes the veil only when
+#: the band's median saturation is below this fraction of the interior's 90th percentile
+#: (:func:`rim_saturation`); None: no such condition
+RIM_RATIO: float | None = 0.93
+#: pixels of the silhouette band: from ``RIM_BAND[0]`` to ``RIM_BAND[1]`` pixels inside the mask
+#: (the outermost pixels mix in the backdrop, more so after blur or JPEG's halved chroma)
+RIM_BAND = (1, 3)
+#: the white-floor fit needs a clearly chromatic surface (saturation, linear RGB): on pale colours
+#: the chroma magnitude it regresses on is mostly pixel noise and 8-bit steps (the norm of a small
+#: noisy vector is biased up), and the fit invents a floor — a diffuse lavender cone lost 24 L*.
+#: 0.4: CSS quick renders 171 → 158 failures (diffuse 15 → 11, glossy 156 → 147), L2 unchanged
+#: (benchmarks/scorer_study.py; 0.5–0.8 gain more on CSS but start losing L2 glossy renders)
+FLOOR_MIN_SATURATION = 0.4
+#: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
+FIT_PIXELS = 20000
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def fit_sample(n: int) -> NDArray[np.intp]:
+    """Indices of the pixels the fits here estimate from: all ``n`` up to :data:`FIT_PIXELS`,
+    beyond that an evenly strided, deterministic sample of that many (the correction then goes to
+    every pixel)."""
+    return np.arange(n) if n <= FIT_PIXELS else np.linspace(0, n - 1, FIT_PIXELS).astype(np.intp)
+
+
+def _median(x: NDArray[np.float64]) -> float:
+    """``np.median`` of a 1-D array, the same value, without its dispatch overhead: a scorer
+    takes a few dozen medians of small arrays per image, and that overhead was most of their cost."""
+    n = len(x)
+    if n == 0:
+        return float("nan")
+    k = n // 2
+    if n % 2:
+        return float(np.partition(x, k)[k])
+    part = np.partition(x, [k - 1, k])
+    return float((part[k - 1] + part[k]) / 2)
+
+
+def _spread(x: NDArray[np.float64]) -> float:
+    return float(1.4826 * _median(np.abs(x - _median(x))))
+
+
+def _cross(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``np.cross`` of two 3-vectors, the same arithmetic without its general-shape overhead."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+def mask_depth(mask: NDArray[np.bool_]) -> NDArray[np.int32]:
+    """How many pixels in from the mask's edge each pixel lies.
+
+    ``mask_depth(m) > k`` is ``m`` eroded k times with the 4-neighbour cross (outside the image
+    counts as outside the mask), as ``scipy.ndimage.binary_erosion(m, iterations=k)`` gives, for
+    every k from one transform.
+    """
+    from scipy import ndimage
+
+    padded = np.pad(np.asarray(mask, dtype=bool), 1)
+    return ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
+
+
+def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: float) -> NDArray[np.uint8]:
+    """The mask's pixels (N×3, 8-bit sRGB) after a Gaussian blur of σ ``sigma`` pixels.
+
+    The blur runs in linear light and averages mask pixels only — normalised convolution, so the
+    background never bleeds in. Pixel noise and fine texture shrink; shading and reflections, which
+    are smooth over the surface, stay.
+    """
+    from scipy import ndimage
+
+    mask = np.asarray(mask, dtype=bool)
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(rows):  # only the mask's box and the kernel's reach matter: outside it every weight is 0
+        reach = int(4.0 * sigma + 0.5) + 1  # scipy's kernel radius (truncate 4) and one more
+        r0, r1 = max(rows[0] - reach, 0), min(rows[-1] + reach + 1, mask.shape[0])
+        c0, c1 = max(cols[0] - reach, 0), min(cols[-1] + reach + 1, mask.shape[1])
+        image, mask = np.asarray(image)[r0:r1, c0:c1], mask[r0:r1, c0:c1]
+    w = mask.astype(np.float64)
+    lin = srgb8_to_linear(image) * w[..., None]
+    norm = ndimage.gaussian_filter(w, sigma)
+    out = ndimage.gaussian_filter(lin, (sigma, sigma, 0.0))  # the three channels in one call
+    out = out[mask] / np.maximum(norm[mask], 1e-9)[:, None]
+    return linear_to_srgb8(out)
+
+
+# -- shading and the gloss test ---------------------------------------------------------------
+
+
+def _noise_directions(lin: NDArray[np.float64]) -> list[NDArray[np.float64]]:
+    """Directions of linear RGB that shading does not move a surface along: orthogonal to the grey
+    axis and to the mean chroma (for a near-grey surface: the whole plane orthogonal to grey)."""
+    w = np.full(3, 1 / np.sqrt(3.0))
+    mean = lin.mean(axis=0)
+    chroma = mean - (mean @ w) * w
+    n = np.linalg.norm(chroma)
+    if n > 1e-3 * max(float(mean.mean()), 1e-6) and n > 1e-6:
+        return [_cross(chroma / n, w)]
+    e1 = np.array([1.0, -1.0, 0.0]) / np.sqrt(2.0)
+    return [e1, _cross(w, e1)]
+
+
+def has_shading(lin: NDArray[np.float64], factor: float = 3.0) -> bool:
+    """Does lightness vary across the surface (shading, highlights) well beyond the pixel noise?
+
+    ``lin``: N×3 linear RGB. Compares the robust spread (1.4826 × MAD) along the grey axis with the
+    spread along directions only noise and texture populate (orthogonal to grey and to the mean
+    chroma); shading is there when the first exceeds ``factor`` × the second. Flat noisy patches say
+    no: their "lit surface" is all of them.
+    """
+    w = np.full(3, 1 / np.sqrt(3.0))
+    noise = max(_spread(lin @ e) for e in _noise_directions(lin))
+    return _spread(lin @ w) > factor * max(noise, 1e-9)
+
+
+def looks_glossy(
+    rgb8: NDArray[np.uint8], *, uniformity: float = GLOSS_UNIFORMITY, min_saturation: float = 0.15
+) -> bool:
+    """Does a chromatic surface show specular reflection?
+
+    Under white light one albedo has one saturation (distance from the grey axis over the grey
+    component, linear RGB) whatever the shading, so on a matte surface the lit half is uniformly
+    saturated. Reflected white lowers the saturation where it lands: the surface looks glossy when
+    the 10th percentile of the lit half's saturations is below ``uniformity`` × their 90th.
+    Achromatic and pale surfaces (90th percentile below ``min_saturation``) say no: there is no
+    chroma to tell reflected white from the body colour; so do flat patches (:func:`has_shading`),
+    whose saturations spread with pixel noise alone.
+
+    Parameters
+    ----------
+    rgb8
+        N×3 8-bit sRGB pixels of one surface.
+    uniformity
+        The gloss threshold on q10 / q90 of the lit half's saturations (:data:`GLOSS_UNIFORMITY`).
+    min_saturation
+        Surfaces less saturated than this (q90) are not tested.
+    """
+    rgb8 = np.asarray(rgb8)[fit_sample(len(rgb8))]
+    rgb8 = rgb8[(rgb8 < 254).all(axis=1)]  # a clipped channel lowers saturation as white would
+    lin = srgb8_to_linear(rgb8)
+    grey = lin.mean(axis=1)
+    lit = grey >= np.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
+    if lit.sum() < 20:
+        return False
+    sat = np.linalg.norm(lin[lit] - grey[lit, None], axis=1) / np.maximum(grey[lit], 1e-6)
+    # near-grey pixels are backdrop a loose mask caught (offline segmentation), not reflections:
+    # with them the test flagged 25 of 290 diffuse L2 renders under offline masks, without them 3
+    sat = sat[sat >= 0.5 * np.quantile(sat, 0.9)]
+    if len(sat) < 20:
+        return False
+    q10, q90 = np.quantile(sat, [0.1, 0.9])
+    # a flat noisy patch spreads its saturations too, but shows no shading beyond the noise
+    return bool(q90 >= min_saturation and q10 < uniformity * q90 and has_shading(lin))
+
+
+def surface_looks_glossy(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    uniformity: float = GLOSS_UNIFORMITY,
+    interior: int = GLOSS_INTERIOR,
+    smooth: float = GLOSS_SMOOTH,
+    depth: NDArray[np.int32] | None = None,
+) -> bool:
+    """:func:`looks_glossy` on an object in an image.
+
+    The test reads the mask's interior (``interior`` pixels in: the edge mixes in the backdrop),
+    after an in-mask blur of σ ``smooth`` (:func:`smooth_within`: noise and fine texture out,
+    reflections in). ``depth``: :func:`mask_depth` of the mask, when the caller has it.
+    """
+    m = np.asarray(mask, dtype=bool)
+    inner = ((mask_depth(m) if depth is None else depth) > interior) if interior > 0 else m
+    if inner.sum() < 20:
+        return False
+    px = smooth_within(np.asarray(image), inner, smooth) if smooth > 0 else np.asarray(image)[inner]
+    return looks_glossy(px, uniformity=uniformity)
+
+
+def rim_saturation(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    band: tuple[int, int] = RIM_BAND,
+    depth: NDArray[np.int32] | None = None,
+) -> float | None:
+    """How saturated an object's silhouette band is next to its interior (see :data:`RIM_RATIO`).
+
+    The median saturation (linear RGB) of the band ``band[0]`` to ``band[1]`` pixels in, over the
+    90th percentile of the interior's (deeper than ``band[1]``), on pixels that are neither clipped
+    nor among the darkest quarter (noise). Well below 1: the surface reflects its surroundings, more
+    at grazing angles (Fresnel). ``None`` when either part is too small to tell.
+    """
+
+    m = np.asarray(mask, dtype=bool)
+    d = (mask_depth(m) if depth is None else depth)[m]  # the mask's pixels only
+    e1, e3 = d > band[0], d > band[1]
+    if not e3.any():
+        return None
+    px = np.asarray(image)[m]
+    lin = srgb8_to_linear(px)
+    grey = lin.mean(axis=-1)
+    usable = ~(px >= 254).any(axis=-1) & (grey > np.quantile(grey, 0.25))
+    sat = np.linalg.norm(lin - grey[..., None], axis=-1) / np.maximum(grey, 1e-6)
+    inner, band = sat[e3 & usable], sat[e1 & ~e3 & usable]
+    if len(inner) < 20 or len(band) < 10:
+        return None
+    top = float(np.quantile(inner, 0.9))
+    return _median(band) / top if top > 0 else None
+
+
+# -- the Fresnel veil -------------------------------------------------------------------------
+
+
+def surround_radiance(
+    image: NDArray[np.uint8], mask: NDArray[np.bool_], *, gap: int = 2, per_channel: bool = False
+) -> Any:
+    """Mean linear-RGB radiance of what surrounds an object.
+
+    The image outside the mask widened by ``gap`` pixels (its anti-aliased edge mixes object and
+    background): one value, or one per channel with ``per_channel``. ``None`` when fewer than 50
+    pixels are left.
+    """
+    from scipy import ndimage
+
+    outside = ~ndimage.binary_dilation(mask, iterations=gap) if gap > 0 else ~mask
+    if outside.sum() < 50:
+        return None
+    lin = srgb8_to_linear(np.asarray(image)[outside])
+    return lin.mean(axis=0) if per_channel else float(lin.mean())
+
+
+def specular_veil(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    fresnel: float = F0_DIELECTRIC,
+    uniformity: float = GLOSS_UNIFORMITY,
+    interior: int = GLOSS_INTERIOR,
+    smooth: float = GLOSS_SMOOTH,
+    per_channel: bool = True,
+    rim_ratio: float | None = RIM_RATIO,
+    rim_band: tuple[int, int] = RIM_BAND,
+    depth: NDArray[np.int32] | None = None,
+) -> Any:
+    """The veil a glossy object reflects everywhere, or ``None`` for a surface that shows none.
+
+    A dielectric reflects at least ``fresnel`` (F0: 4 % for n ≈ 1.5) of the light arriving from the
+    mirror direction, and that light is its surroundings: so even the least specular pixel carries
+    about F0 × the surroundings' radiance (:func:`surround_radiance`). That veil biases the
+    albedo's saturation low — dark colours most, on bright backdrops most — and a fitted floor
+    cannot see it where shading gives no range to fit. It is reported when the surface looks glossy
+    (:func:`surface_looks_glossy`) and, with ``rim_ratio``, shows the Fresnel rim of a reflection
+    of its surroundings (:func:`rim_saturation`): a lamp's highlight alone does not carry a veil.
+
+    Parameters
+    ----------
+    image, mask
+        H×W×3 8-bit sRGB image and the object's H×W mask.
+    fresnel
+        F0 of the surface (:data:`F0_DIELECTRIC`).
+    per_channel
+        The veil has the surroundings' colour (one value per linear-RGB channel) rather than their
+        mean as white: under a coloured light, or among coloured surroundings, that is what a
+        glossy surface reflects.
+    uniformity, interior, smooth
+        The gloss test's settings (:func:`surface_looks_glossy`).
+    rim_ratio, rim_band
+        The rim condition (:data:`RIM_RATIO`, :data:`RIM_BAND`); ``rim_ratio=None`` drops it.
+    depth
+        :func:`mask_depth` of the mask, when the caller has it.
+
+    Returns
+    -------
+    float, ndarray or None
+        The veil in linear RGB, to subtract with :func:`remove_veil`.
+    """
+    m = np.asarray(mask, dtype=bool)
+    depth = mask_depth(m) if depth is None else depth
+    if not surface_looks_glossy(image, m, uniformity=uniformity, interior=interior, smooth=smooth, depth=depth):
+        return None
+    if rim_ratio is not None:
+        rim = rim_saturation(image, m, band=rim_band, depth=depth)
+        if rim is None or rim >= rim_ratio:
+            return None  # glossy, but no sign that it reflects its surroundings
+    around = surround_radiance(image, m, per_channel=per_channel)
+    return None if around is None else fresnel * around
+
+
+def remove_veil(rgb8: NDArray[np.uint8], veil: Any) -> NDArray[np.uint8]:
+    """Subtract a veil (linear RGB: one value for white, or one per channel) from every pixel.
+
+    The ``"fresnel-veil"`` method of :func:`remove_specular`: the specular floor is known from
+    outside the pixels (:func:`specular_veil`), so it holds on flat and pale surfaces too.
+    """
+
+    veil = np.asarray(veil, dtype=np.float64)
+    if veil.shape not in ((), (3,)) or not np.all(veil >= 0):
+        raise HuebenchError(f"veil must be a non-negative linear radiance, got {veil!r}")
+    lin = srgb8_to_linear(rgb8)
+    return linear_to_srgb8(lin - veil)
+
+
+# -- the dichromatic fit ----------------------------------------------------------------------
+
+
+def _glossy_evidence(lin: NDArray[np.float64], min_saturation: float) -> bool:
+    """A chromatic surface (the mean pixel's saturation ≥ ``min_saturation``: per-pixel
+    saturations of a dark noisy patch are large by chance) with real shading to fit."""
+    w = np.full(3, 1 / np.sqrt(3.0))
+    mean = lin.mean(axis=0)
+    chroma = mean - (mean @ w) * w
+    if np.linalg.norm(chroma) < min_saturation * max(float(mean.mean()), 1e-6):
+        return False
+    return has_shading(lin)
+
+
+def _fit_pixels(
+    rgb8: NDArray[np.uint8], min_saturation: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]] | None:
+    """What both dichromatic corrections estimate from: every pixel in linear RGB, and for a fixed
+    sample of them the grey component, the distance from the grey axis and the usable pixels (not
+    clipped, above the darkest 10 %). ``None`` when there is nothing glossy to fit."""
+    lin_all = srgb8_to_linear(rgb8)
+    idx = fit_sample(len(lin_all))  # the fit needs a sample; the correction goes to every pixel
+    lin = lin_all[idx]
+    grey = lin.mean(axis=1)
+    perp = np.linalg.norm(lin - grey[:, None], axis=1)
+    clipped = (np.asarray(rgb8)[idx] >= 254).any(axis=1)
+    use = ~clipped & (grey > np.quantile(grey, 0.1))
+    if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
+        return None
+    return lin_all, grey, perp, use
+
+
+def remove_fitted_floor(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MIN_SATURATION) -> NDArray[np.uint8]:
+    """Subtract the white floor a glossy surface reflects everywhere, fitted from its pixels.
+
+    The ``"fitted-floor"`` method of :func:`remove_specular`. In linear RGB a pixel is
+    m_d·A + m_s·W (albedo A, white W). Its component along the grey axis is m_d·A∥ + m_s·|W| and its
+    distance from that axis m_d·|A⊥|: across the surface the two lie on a line whose intercept is
+    the specular floor m_s (diffuse pixels: a line through the origin). A robust line fit (least
+    squares, trimming residuals beyond 2.5 MAD, three rounds) gives the floor, which is removed from
+    every pixel. Assumes white light, one albedo and a floor common to every pixel. Achromatic and
+    pale surfaces (saturation below ``min_saturation``, :data:`FLOOR_MIN_SATURATION`) and flat
+    patches (no shading range) leave nothing reliable to fit and are returned unchanged, as are
+    fits with no positive floor.
+    """
+
+    fit = _fit_pixels(rgb8, min_saturation)
+    if fit is None:
+        return np.asarray(rgb8)
+    lin_all, grey, perp, use = fit
+    par = np.sqrt(3.0) * grey  # component along the unit grey axis
+    sat = perp / np.maximum(par, 1e-6)
+    # near-grey pixels (a mask that caught some background) would pose as pure specular and pull
+    # the floor up: the fit uses pixels at least half as saturated as the typical one
+    use &= sat >= 0.5 * _median(sat[use])
+    x, y = perp[use], par[use]
+    lo, hi = np.quantile(y, [0.1, 0.9])
+    if hi < 1.25 * lo:  # a flat patch: no shading range to tell a floor from the albedo
+        return np.asarray(rgb8)
+    keep = np.ones(len(x), dtype=bool)
+    for _ in range(3):  # least squares, trimming residuals beyond 2.5 MAD
+        xk, yk = x[keep], y[keep]
+        var = float(np.var(xk))
+        if var < 1e-12:  # no spread in chroma: nothing to fit a line to
+            return np.asarray(rgb8)
+        slope = float(np.mean((xk - xk.mean()) * (yk - yk.mean()))) / var
+        intercept = float(yk.mean() - slope * xk.mean())
+        r = y - (slope * x + intercept)
+        mad = 1.4826 * _median(np.abs(r[keep] - _median(r[keep]))) + 1e-9
+        keep = np.abs(r) <= 2.5 * mad
+        if keep.sum() < 10:
+            break
+    if intercept <= 0:
+        return np.asarray(rgb8)
+    out = np.clip(lin_all - intercept / np.sqrt(3.0), 0.0, 1.0)
+    return linear_to_srgb8(out)
+
+
+def _saturation_from_fit(fit: tuple[NDArray[np.float64], ...], quantile: float) -> float | None:
+    _, grey, norm_fit, use = fit
+    sat = norm_fit / np.maximum(grey, 1e-6)
+    lo, hi = np.quantile(grey[use], [0.1, 0.9])
+    if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
+        return None
+    use = use & (sat >= 0.5 * _median(sat[use]))
+    return float(np.quantile(sat[use], quantile))
+
+
+def albedo_saturation(rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_saturation: float = 0.15) -> float | None:
+    """The albedo's saturation as :func:`diffuse_line_reconstruction` estimates it.
+
+    Saturation is the distance from the grey axis over the grey component (linear RGB); the
+    estimate is its ``quantile`` over the pixels — the least specular ones — leaving out clipped
+    pixels, the darkest 10 % and pixels less than half as saturated as the median. ``None`` for
+    achromatic surfaces and flat patches, which are left as they are.
+    """
+    fit = _fit_pixels(rgb8, min_saturation)
+    return None if fit is None else _saturation_from_fit(fit, quantile)
+
+
+def diffuse_line_reconstruction(
+    rgb8: NDArray[np.uint8],
+    *,
+    quantile: float = 0.75,
+    min_saturation: float = 0.15,
+    saturation: float | None = None,
+) -> NDArray[np.uint8]:
+    """Put every pixel back on the diffuse line of the dichromatic model.
+
+    The ``"diffuse-line"`` method of :func:`diffuse_reconstruction`. A diffuse pixel's saturation
+    (distance from the grey axis over its grey component, linear RGB) is the albedo's whatever the
+    shading; specular reflection only lowers it. The albedo's saturation is estimated as an upper
+    quantile of the pixels' saturations (the least specular ones, :func:`albedo_saturation`), and
+    each pixel keeps its chromatic part and gets the grey component that saturation implies —
+    removing the white each pixel reflects, not just a common floor. Assumes white light and one
+    albedo; achromatic surfaces and flat patches are returned unchanged. ``saturation`` replaces the
+    estimate (a known material; ``benchmarks/scorer_study.py --oracle`` gives the renders' true
+    albedo to measure how much of the remaining error is the estimate's).
+    """
+
+    if saturation is None:
+        fit = _fit_pixels(rgb8, min_saturation)
+        est = None if fit is None else _saturation_from_fit(fit, quantile)
+        if fit is None or est is None:
+            return np.asarray(rgb8)
+        lin_all = fit[0]
+        saturation = est
+    else:
+        if not saturation > 0:
+            raise HuebenchError(f"saturation must be positive, got {saturation!r}")
+        lin_all = srgb8_to_linear(rgb8)
+    perp = lin_all - lin_all.mean(axis=1)[:, None]
+    norm = np.linalg.norm(perp, axis=1)
+    out = np.clip(perp + (norm / saturation)[:, None], 0.0, 1.0)
+    return linear_to_srgb8(out)
+
+
+# -- method tables and their dispatchers ------------------------------------------------------
+
+#: named ways to remove specular reflection from a surface's pixels (colour-science's
+#: ``*_METHODS`` pattern): ``"fitted-floor"`` fits a floor common to every pixel from the pixels
+#: alone; ``"fresnel-veil"`` subtracts a veil known from outside them (``veil=``, linear RGB)
+SPECULAR_REMOVAL_METHODS: dict[str, Callable[..., NDArray[np.uint8]]] = {
+    "fitted-floor": remove_fitted_floor,
+    "fresnel-veil": remove_veil,
+}
+
+#: named ways to rebuild a surface's diffuse colour from pixels that carry specular reflection
+DIFFUSE_RECONSTRUCTION_METHODS: dict[str, Callable[..., NDArray[np.uint8]]] = {
+    "diffuse-line": diffuse_line_reconstruction,
+}
+
+
+def _method(table: dict[str, Callable[..., Any]], method: str, what: str) -> Callable[..., Any]:
+    try:
+        return table[method]
+    except (KeyError, TypeError):
+        raise UnknownNameError(
+            f"{what} method {method!r} unknown: use {' or '.join(map(repr, table))}."
+            + suggestion_text(str(method), table)
+        ) from None
+
+
+def remove_specular(rgb8: NDArray[np.uint8], method: str = "fitted-floor", **kwargs: Any) -> NDArray[np.uint8]:
+    """Remove the specular reflection of a surface's pixels by one of :data:`SPECULAR_REMOVAL_METHODS`.
+
+    Parameters
+    ----------
+    rgb8
+        N×3 8-bit sRGB pixels of one surface.
+    method
+        ``"fitted-floor"`` (:func:`remove_fitted_floor`; the default, as it needs the pixels only)
+        or ``"fresnel-veil"`` (:func:`remove_veil`; needs ``veil=``).
+    **kwargs
+        The method's own options (``min_saturation`` for the fitted floor, ``veil`` for the veil).
+
+    Returns
+    -------
+    ndarray
+        The pixels without the removed reflection, 8-bit sRGB.
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown ``method``, with a did-you-mean suggestion.
+    """
+    return _method(SPECULAR_REMOVAL_METHODS, method, "specular removal")(rgb8, **kwargs)
+
+
+def diffuse_reconstruction(rgb8: NDArray[np.uint8], method: str = "diffuse-line", **kwargs: Any) -> NDArray[np.uint8]:
+    """Rebuild a surface's diffuse colour by one of :data:`DIFFUSE_RECONSTRUCTION_METHODS`.
+
+    Parameters
+    ----------
+    rgb8
+        N×3 8-bit sRGB pixels of one surface.
+    method
+        ``"diffuse-line"`` (:func:`diffuse_line_reconstruction`).
+    **kwargs
+        The method's own options (``quantile``, ``min_saturation``, ``saturation``).
+
+    Raises
+    ------
+    UnknownNameError
+        An unknown ``method``, with a did-you-mean suggestion.
+    """
+    return _method(DIFFUSE_RECONSTRUCTION_METHODS, method, "diffuse reconstruction")(rgb8, **kwargs)
+
+
+# -- the main colour --------------------------------------------------------------------------
+
+
+def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[np.bool_]:
+    """The pixels of a surface's main colour: a boolean mask over ``rgb8`` (N×3, 8-bit sRGB).
+
+    Chromaticity (linear RGB over its sum) does not change with shading, so one albedo is one
+    point, spread by noise that grows as pixels darken. The main colour is the densest chromaticity
+    of the brighter half; a pixel is kept when it lies within the radius that holds ``keep`` of the
+    brighter half — at least 3.5 × their median distance and 0.01 (a few degrees of hue for a
+    saturated colour), so a uniform object loses nothing to noise or 8-bit steps — widened for
+    darker pixels in proportion as their noise grows. For a chromatic main colour only a change of
+    hue counts: reflected white moves pixels along the line to the white point and they are kept.
+    Pixels of a print, a second colour or a coloured reflection are left out. With fewer than 20
+    pixels to go on, every pixel is kept."""
+    from scipy import ndimage
+
+    lin = srgb8_to_linear(rgb8)
+    total = lin.sum(axis=1)
+    chrom = lin / np.maximum(total, 1e-6)[:, None]
+    mid_total = _median(total)
+    bright = total >= mid_total
+    if bright.sum() < 20:
+        return np.ones(len(lin), dtype=bool)
+    xy = chrom[bright][:, :2]
+    lo, hi = np.quantile(xy, [0.01, 0.99], axis=0)
+    width = (hi - lo + 1e-9) / 24  # a 24 × 24 histogram over the central 98 %, then smoothed
+    cell = np.floor((xy - lo) / width).astype(np.int64)
+    inside = np.all((cell >= 0) & (cell < 24), axis=1)
+    hist = np.bincount(cell[inside, 0] * 24 + cell[inside, 1], minlength=24 * 24).reshape(24, 24)
+    hist = ndimage.gaussian_filter(hist.astype(np.float64), 1.0)
+    peak = np.array(np.unravel_index(int(np.argmax(hist)), hist.shape))
+    near = xy[np.all(np.abs(xy - (lo + (peak + 0.5) * width)) <= 1.5 * width, axis=1)]
+    mode = np.median(near if len(near) else xy, axis=0)
+    mode3 = np.array([mode[0], mode[1], 1.0 - mode.sum()])
+    off = chrom - mode3
+    axis = mode3 - 1.0 / 3.0
+    if np.linalg.norm(axis) > 0.02:
+        # a chromatic object: only a change of hue counts. Reflected white and the veil move pixels
+        # along the line to the white point, and the saturated tail is the albedo's best evidence
+        axis /= np.linalg.norm(axis)
+        off = off - (off @ axis)[:, None] * axis
+    dist = np.linalg.norm(off, axis=1)
+    q_keep, q_mid = np.quantile(dist[bright], [keep, 0.5])
+    radius = max(float(q_keep), 3.5 * float(q_mid), 0.01)
+    widen = np.maximum(_median(total[bright]) / np.maximum(total, 1e-6), 1.0)
+    kept = dist <= radius * widen
+    return kept if kept.sum() >= 20 else np.ones(len(lin), dtype=bool)

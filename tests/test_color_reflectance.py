@@ -1,0 +1,246 @@
+"""huebench.color.reflectance: the gloss test, the Fresnel veil, the dichromatic fit, the method tables."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import ndimage
+
+from huebench.color import delta_e, linear_to_srgb, srgb_to_lab, srgb_to_linear
+from huebench.color import reflectance as rf
+from huebench.errors import HuebenchError, UnknownNameError
+
+RED, BLUE, GREEN = (185, 40, 66), (60, 120, 200), (40, 140, 70)
+
+
+def _to8(lin):
+    return np.clip(np.round(linear_to_srgb(np.clip(lin, 0, 1)) * 255), 0, 255).astype(np.uint8)
+
+
+def _phong_sphere(rgb, *, highlight=0.0, floor=0.0, size=96, noise=1.0, seed=0):
+    """A Lambertian sphere of one sRGB albedo lit from the upper left (shading 1 where the normal
+    meets the light, 0.15 ambient on the far side) in front of a grey backdrop; ``highlight`` adds
+    a white Blinn–Phong lobe (exponent 40) and ``floor`` a white reflection common to every pixel.
+    Returns the image, the mask and the diffuse shading."""
+    rng = np.random.default_rng(seed)
+    yy, xx = (np.mgrid[:size, :size] + 0.5) / size * 2 - 1
+    r = 0.7
+    mask = xx**2 + yy**2 < r**2
+    normal = np.stack([xx / r, -yy / r, np.sqrt(np.clip(r**2 - xx**2 - yy**2, 0, None)) / r], -1)
+    light = np.array([-0.3, 0.5, 0.81]) / np.linalg.norm([-0.3, 0.5, 0.81])
+    half = light + np.array([0.0, 0.0, 1.0])  # towards the viewer
+    half /= np.linalg.norm(half)
+    shading = 0.15 + 0.85 * np.clip(normal @ light, 0, None)
+    white = highlight * np.clip(normal @ half, 0, None) ** 40 + floor
+    lin = np.full((size, size, 3), 0.5)
+    body = srgb_to_linear(np.asarray(rgb) / 255.0) * shading[..., None] + white[..., None]
+    lin[mask] = body[mask]
+    img = linear_to_srgb(np.clip(lin, 0, 1)) * 255 + rng.normal(0, noise, lin.shape)
+    return np.clip(np.round(img), 0, 255).astype(np.uint8), mask, shading
+
+
+def _environment_sphere(rgb, *, glossy, background=0.6, size=96, f0=0.04, seed=0):
+    """A softly lit sphere on a uniform backdrop; glossy, it also reflects the backdrop with
+    Schlick's Fresnel term (F0 head on, all of it at grazing angles)."""
+    rng = np.random.default_rng(seed)
+    yy, xx = (np.mgrid[:size, :size] + 0.5) / size * 2 - 1
+    mask = xx**2 + yy**2 < 0.6**2
+    nz = np.sqrt(np.clip(0.6**2 - xx**2 - yy**2, 0, None)) / 0.6
+    shading = 0.55 + 0.45 * (1 - yy / 0.6) / 2
+    lin = np.full((size, size, 3), background)
+    body = srgb_to_linear(np.asarray(rgb) / 255.0) * shading[..., None]
+    if glossy:
+        body = body + ((f0 + (1 - f0) * (1 - nz) ** 5) * background)[..., None]
+    lin[mask] = body[mask]
+    img = linear_to_srgb(np.clip(lin, 0, 1)) * 255 + rng.normal(0, 1.0, lin.shape)
+    return np.clip(np.round(img), 0, 255).astype(np.uint8), mask, shading
+
+
+def _lit_delta_e(px, lit, reference_lab):
+    return float(delta_e(srgb_to_lab(px[lit]).mean(axis=0), reference_lab))
+
+
+@pytest.mark.parametrize("rgb", [RED, BLUE, GREEN])
+def test_a_highlight_on_a_lambertian_sphere_is_removed(rgb):
+    """A white Blinn–Phong highlight on the lit side moves the lit colour 9–12 ΔE00 from the
+    albedo; the default chain (fitted floor, then the diffuse line at q90) brings it within 2."""
+    img, mask, shading = _phong_sphere(rgb, highlight=0.5)
+    px, lit = img[mask], shading[mask] > 0.93  # shading ≈ 1: the lit colour is the albedo's
+    albedo = srgb_to_lab(np.array(rgb, dtype=np.uint8))
+    assert _lit_delta_e(px, lit, albedo) > 5
+    fixed = rf.diffuse_reconstruction(rf.remove_specular(px), quantile=0.9)
+    assert _lit_delta_e(fixed, lit, albedo) < 2
+
+
+@pytest.mark.parametrize("rgb", [RED, BLUE, GREEN])
+def test_a_white_floor_is_fitted_and_removed_before_the_diffuse_line(rgb):
+    """A highlight plus a white floor on every pixel: the diffuse line alone cannot see the common
+    floor (ΔE 4–6 left); the fitted floor takes it off and the line does the rest."""
+    img, mask, shading = _phong_sphere(rgb, highlight=0.5, floor=0.04)
+    px, lit = img[mask], shading[mask] > 0.93
+    albedo = srgb_to_lab(np.array(rgb, dtype=np.uint8))
+    line_only = rf.diffuse_reconstruction(px, quantile=0.9)
+    fixed = rf.diffuse_reconstruction(rf.remove_specular(px, method="fitted-floor"), quantile=0.9)
+    assert _lit_delta_e(fixed, lit, albedo) < 2 < _lit_delta_e(line_only, lit, albedo)
+
+
+@pytest.mark.parametrize("rgb", [RED, BLUE, GREEN])
+def test_matte_spheres_are_not_glossy_and_keep_their_pixels(rgb):
+    matte, mask, _ = _phong_sphere(rgb)
+    glossy, _, _ = _phong_sphere(rgb, highlight=0.5)
+    assert not rf.looks_glossy(matte[mask]) and not rf.surface_looks_glossy(matte, mask)
+    assert rf.looks_glossy(glossy[mask]) and rf.surface_looks_glossy(glossy, mask)
+    assert rf.specular_veil(matte, mask) is None
+    # a matte surface has no floor to remove and already lies on its diffuse line
+    px = matte[mask]
+    assert np.abs(rf.remove_specular(px).astype(int) - px).max() <= 1
+    lit = np.ones(len(px), dtype=bool)
+    assert _lit_delta_e(rf.diffuse_reconstruction(px, quantile=0.9), lit, srgb_to_lab(px).mean(axis=0)) < 1
+
+
+def test_the_fresnel_veil_of_the_surroundings_and_its_rim():
+    """A sphere that reflects its backdrop shows the Fresnel rim (band far less saturated than the
+    interior) and carries F0 × the backdrop's radiance everywhere; with that veil removed and the
+    diffuse line put back its lit colour is the matte sphere's."""
+    matte, mask, shading = _environment_sphere(RED, glossy=False)
+    glossy, _, _ = _environment_sphere(RED, glossy=True)
+    assert rf.rim_saturation(matte, mask) > rf.RIM_RATIO > rf.rim_saturation(glossy, mask)
+    assert rf.surround_radiance(glossy, mask) == pytest.approx(0.6, abs=0.005)
+    veil = rf.specular_veil(glossy, mask)
+    assert veil is not None and np.asarray(veil) == pytest.approx([0.024] * 3, rel=0.01)
+    assert rf.specular_veil(glossy, mask, per_channel=False) == pytest.approx(0.024, rel=0.01)
+    assert rf.specular_veil(glossy, mask, fresnel=0.05) == pytest.approx([0.03] * 3, rel=0.01)
+    px, lit = glossy[mask], shading[mask] > 0.85
+    target = srgb_to_lab(matte[mask][lit]).mean(axis=0)
+    unveiled = rf.remove_specular(px, method="fresnel-veil", veil=veil)
+    assert np.array_equal(unveiled, rf.remove_veil(px, veil))
+    fixed = rf.diffuse_reconstruction(unveiled, method="diffuse-line", quantile=0.9)
+    assert _lit_delta_e(px, lit, target) > 4 and _lit_delta_e(fixed, lit, target) < 1
+
+
+def test_a_coloured_veil_is_removed_per_channel():
+    lin = np.array([[0.2, 0.1, 0.05], [0.5, 0.3, 0.2], [0.05, 0.4, 0.3]])
+    veil = np.array([0.03, 0.02, 0.01])
+    back = srgb_to_linear(rf.remove_veil(_to8(lin + veil), veil) / 255.0)
+    assert np.abs(back - lin).max() < 0.004
+    for bad in (-0.1, [0.1, 0.2], [0.1, -0.01, 0.0]):
+        with pytest.raises(HuebenchError, match="veil must be a non-negative"):
+            rf.remove_veil(_to8(lin), bad)
+
+
+def test_shading_is_told_from_pixel_noise():
+    rng = np.random.default_rng(0)
+    albedo = srgb_to_linear(np.array(BLUE) / 255.0)
+    flat = np.clip(albedo + rng.normal(0, 0.01, (2000, 3)), 0, 1)
+    shaded = albedo * rng.uniform(0.3, 1.0, (2000, 1)) + rng.normal(0, 0.01, (2000, 3))
+    assert not rf.has_shading(flat) and rf.has_shading(shaded)
+    grey = np.clip(0.4 + rng.normal(0, 0.01, (2000, 3)), 0, 1)  # near-grey: the whole chroma plane is noise
+    assert not rf.has_shading(grey) and rf.has_shading(grey * rng.uniform(0.3, 1.0, (2000, 1)))
+
+
+def test_the_main_colour_keeps_shading_and_highlights_and_drops_a_print():
+    """Chromaticity does not move with shading, and reflected white only moves a chromatic
+    surface's pixels towards white: both stay. A blue print on a fifth of a red object goes."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    red = srgb_to_linear(np.array(RED) / 255.0) * rng.uniform(0.3, 1.0, (n, 1))
+    red[: n // 10] += rng.uniform(0.0, 0.1, (n // 10, 1))  # highlights on a tenth of it
+    blue = srgb_to_linear(np.array(BLUE) / 255.0) * rng.uniform(0.3, 1.0, (n // 4, 1))
+    px = _to8(np.concatenate([red, blue]))
+    keep = rf.main_color_pixels(px, keep=0.7)
+    assert keep[:n].mean() > 0.97 and keep[n:].mean() < 0.02
+    assert rf.main_color_pixels(px[:10]).all()  # too few pixels to tell: all kept
+
+
+def test_mask_depth_is_every_erosion_at_once():
+    rng = np.random.default_rng(2)
+    mask = ndimage.binary_closing(rng.random((40, 50)) < 0.7, iterations=2)
+    mask[:, 0] = True  # touching the border: outside the image counts as outside the mask
+    depth = rf.mask_depth(mask)
+    for k in (1, 2, 3):
+        assert np.array_equal(depth > k, ndimage.binary_erosion(mask, iterations=k))
+
+
+def test_smoothing_within_a_mask_never_takes_in_the_background():
+    img = np.zeros((30, 30, 3), dtype=np.uint8)
+    img[:] = (250, 250, 250)
+    mask = np.zeros((30, 30), dtype=bool)
+    mask[8:22, 8:22] = True
+    img[mask] = RED
+    out = rf.smooth_within(img, mask, 2.0)
+    assert out.shape == (mask.sum(), 3) and (np.abs(out.astype(int) - RED) <= 1).all()
+
+
+def test_the_fit_sample_is_fixed_and_bounded():
+    assert np.array_equal(rf.fit_sample(100), np.arange(100))
+    idx = rf.fit_sample(3 * rf.FIT_PIXELS)
+    assert len(idx) == rf.FIT_PIXELS and idx[0] == 0 and idx[-1] == 3 * rf.FIT_PIXELS - 1
+    assert np.array_equal(idx, rf.fit_sample(3 * rf.FIT_PIXELS))
+
+
+def test_the_method_tables_dispatch_by_name():
+    img, mask, _ = _phong_sphere(RED, highlight=0.5, floor=0.04)
+    px = img[mask]
+    assert set(rf.SPECULAR_REMOVAL_METHODS) == {"fitted-floor", "fresnel-veil"}
+    assert set(rf.DIFFUSE_RECONSTRUCTION_METHODS) == {"diffuse-line"}
+    assert np.array_equal(rf.remove_specular(px), rf.remove_fitted_floor(px))
+    assert np.array_equal(
+        rf.remove_specular(px, method="fitted-floor", min_saturation=0.15),
+        rf.remove_fitted_floor(px, min_saturation=0.15),
+    )
+    assert np.array_equal(rf.remove_specular(px, method="fresnel-veil", veil=0.02), rf.remove_veil(px, 0.02))
+    assert np.array_equal(rf.diffuse_reconstruction(px, quantile=0.9), rf.diffuse_line_reconstruction(px, quantile=0.9))
+    with pytest.raises(TypeError):
+        rf.remove_specular(px, method="fresnel-veil")  # the veil is known from outside the pixels
+
+
+def test_a_new_method_is_one_function_and_one_entry(monkeypatch):
+    monkeypatch.setitem(rf.SPECULAR_REMOVAL_METHODS, "none", lambda rgb8, **_: np.asarray(rgb8))
+    px = _phong_sphere(RED, highlight=0.5)[0][:4, :4].reshape(-1, 3)
+    assert np.array_equal(rf.remove_specular(px, method="none"), px)
+
+
+@pytest.mark.parametrize(
+    ("call", "method", "suggestion"),
+    [
+        (rf.remove_specular, "fresnel_veil", "'fresnel-veil'"),
+        (rf.remove_specular, "fitted floor", "'fitted-floor'"),
+        (rf.diffuse_reconstruction, "diffuse_line", "'diffuse-line'"),
+    ],
+)
+def test_an_unknown_method_names_the_known_ones_and_the_nearest(call, method, suggestion):
+    px = np.full((30, 3), 128, dtype=np.uint8)
+    with pytest.raises(UnknownNameError, match="method .* unknown: use") as err:
+        call(px, method=method)
+    assert f"Did you mean {suggestion}?" in str(err.value)
+    assert isinstance(err.value, ValueError)
+    with pytest.raises(UnknownNameError, match="unknown: use 'fitted-floor' or 'fresnel-veil'.$"):
+        rf.remove_specular(px, method="xyz")  # nothing close: no suggestion
+
+
+def test_the_scorer_takes_its_physics_from_the_colour_core():
+    """The scorer's default steps are the core's methods; the study's variants (benchmarks/
+    scorer_study.py) are refused by the package's scorer and taken by the study's subclass, whose
+    spelling of the default scores the same."""
+    from huebench.benchmarks.gencolor.scoring import SPECULAR, ColorScorer
+
+    img, mask, _ = _phong_sphere(RED, highlight=0.5)
+    with pytest.raises(UnknownNameError, match="scorer_study"):
+        ColorScorer("iscc-nbs-l2", specular="dichromatic+envelope75")
+    with pytest.raises(TypeError):
+        ColorScorer("iscc-nbs-l2", smooth=1.0)
+    package = ColorScorer("iscc-nbs-l2")
+    assert package.config()["specular"] == SPECULAR and package.config()["smooth"] == 0.0
+    spec = importlib.util.spec_from_file_location(
+        "scorer_study", Path(__file__).resolve().parents[1] / "benchmarks" / "scorer_study.py"
+    )
+    study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(study)
+    same = study.StudyScorer("iscc-nbs-l2", specular=SPECULAR)
+    assert same.config() == package.config()
+    assert same.score_image(img, "Red", mask=mask)[0] == package.score_image(img, "Red", mask=mask)[0]
+    smoothed = study.StudyScorer("iscc-nbs-l2", specular="dichromatic+envelope75+mode", smooth=1.0)
+    assert smoothed.config()["smooth"] == 1.0 and smoothed.score_image(img, "Red", mask=mask)[0].pixels > 0
+    with pytest.raises(HuebenchError, match="specular step 'shiny' unknown"):
+        study.StudyScorer("iscc-nbs-l2", specular="dichromatic+shiny")
