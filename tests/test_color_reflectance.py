@@ -220,7 +220,7 @@ def test_an_unknown_method_names_the_known_ones_and_the_nearest(call, method, su
 
 
 def test_the_scorer_takes_its_physics_from_the_colour_core():
-    """The scorer's default steps are the core's methods; the study's variants (benchmarks/
+    """The scorer's default steps are the core's methods; the study's variants (perf/
     scorer_study.py) are refused by the package's scorer and taken by the study's subclass, whose
     spelling of the default scores the same."""
     from huebench.benchmarks.gencolor.scoring import SPECULAR, ColorScorer
@@ -233,7 +233,7 @@ def test_the_scorer_takes_its_physics_from_the_colour_core():
     package = ColorScorer("iscc-nbs-l2")
     assert package.config()["specular"] == SPECULAR and package.config()["smooth"] == 0.0
     spec = importlib.util.spec_from_file_location(
-        "scorer_study", Path(__file__).resolve().parents[1] / "benchmarks" / "scorer_study.py"
+        "scorer_study", Path(__file__).resolve().parents[1] / "perf" / "scorer_study.py"
     )
     study = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(study)

@@ -1,6 +1,6 @@
 """Fused, multi-threaded numba kernels for the two hot loops of image scoring.
 
-``benchmarks/bench_color.py`` measured the NumPy implementations in ``conversions`` and
+``perf/bench_color.py`` measured the NumPy implementations in ``conversions`` and
 ``difference`` at ~1.3× colour-science and ~0.95× scikit-image on a 4-megapixel image: every
 NumPy step allocates and streams a full-size temporary, and CIEDE2000 has ~20 of them. One
 fused per-pixel loop over both cores runs the whole pipeline ~4× faster than colour-science

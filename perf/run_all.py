@@ -1,6 +1,6 @@
 """Run the CPU performance suite and rewrite docs/performance.md with the figures.
 
-    python benchmarks/run_all.py
+    python perf/run_all.py
 
 Runs ``bench_color.py`` and ``bench_harness.py`` (each measures its ratios side by side in one run)
 and, when CUDA is available, ``gpu_throughput.py``.
@@ -41,21 +41,21 @@ def main() -> None:
         "<!-- figures -->",
         f"## Latest figures ({dt.date.today().isoformat()}, {machine})",
         "",
-        "Command: `python benchmarks/run_all.py`",
+        "Command: `python perf/run_all.py`",
         "",
-        "### Colour pipeline (`benchmarks/bench_color.py`)",
+        "### Colour pipeline (`perf/bench_color.py`)",
         "",
         "```",
         color,
         "```",
         "",
-        "### Harness (`benchmarks/bench_harness.py`)",
+        "### Harness (`perf/bench_harness.py`)",
         "",
         "```",
         harness,
         "```",
         "",
-        "### GPU (`benchmarks/gpu_throughput.py`)",
+        "### GPU (`perf/gpu_throughput.py`)",
         "",
         "```\n" + gpu + "\n```" if gpu else "Not run: no CUDA device on the machine that ran the suite.",
         "",

@@ -9,11 +9,11 @@ them (exact masks) under each value of each scorer setting and prints
    accuracy on the held-out family, beside the default's. A value that wins on some families by
    losing on another is visible here, and it is not a default.
 
-    python benchmarks/scorer_study.py --quick                       # ISCC-NBS L2, 48 px
-    python benchmarks/scorer_study.py --quick --system css3
-    python benchmarks/scorer_study.py --quick --setting fresnel     # one setting only
-    python benchmarks/scorer_study.py --quick --oracle              # the albedo-saturation study
-    python benchmarks/scorer_study.py --quick --flat-noise          # flat noisy patches
+    python perf/scorer_study.py --quick                       # ISCC-NBS L2, 48 px
+    python perf/scorer_study.py --quick --system css3
+    python perf/scorer_study.py --quick --setting fresnel     # one setting only
+    python perf/scorer_study.py --quick --oracle              # the albedo-saturation study
+    python perf/scorer_study.py --quick --flat-noise          # flat noisy patches
 
 Settings the package's scorer does not take — other diffuse-line quantiles, the fitted floor
 alone, the "top" and "mode" pixel selections, an in-mask smoothing before the pixel statistics —

@@ -8,7 +8,7 @@
 4. GenColorBench scorer throughput (images/s) on the diagnostic renders, with exact masks and with
    the offline segmentation.
 
-    python benchmarks/bench_harness.py [--json OUT.json]
+    python perf/bench_harness.py [--json OUT.json]
 """
 
 from __future__ import annotations

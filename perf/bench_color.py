@@ -4,7 +4,7 @@ huebench's own vectorised NumPy code (float64 and float32) against colour-scienc
 scikit-image, measured side by side in one run (best of ``--repeat`` runs each), with the
 largest disagreement of each against huebench float64. Run:
 
-    python benchmarks/bench_color.py [--size 2000] [--repeat 3] [--json OUT.json]
+    python perf/bench_color.py [--size 2000] [--repeat 3] [--json OUT.json]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 2. A text-to-image pipeline (a Stable-Diffusion-shaped pipeline with random weights, 512×512, 20
    steps): images per second batched vs one image per call, with one generator per image.
 
-    python benchmarks/gpu_throughput.py [--json OUT.json]
+    python perf/gpu_throughput.py [--json OUT.json]
 
 Refuses to run without CUDA (CPU figures would say nothing about GPU batching).
 """

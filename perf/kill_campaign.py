@@ -9,7 +9,7 @@ samples failed) or 2 (a one-line error, e.g. the config not written yet). After
 the last cycle one more resume finishes the run; its records and results must equal the
 uninterrupted run's byte for byte, with no temporary file and no lock left.
 
-    python benchmarks/kill_campaign.py --cycles 60 [--seed 7]
+    python perf/kill_campaign.py --cycles 60 [--seed 7]
 """
 
 from __future__ import annotations
