@@ -331,3 +331,16 @@ def test_a_cache_damaged_mid_run_stops_the_run_instead_of_failing_every_sample(c
     code, _, err = cli("run", "colornames", "-m", "reference:random", "--out", out, "--cache", tmp_path / "c.sqlite")
     assert code == 2 and "the file is damaged" in _one_line_error(err)
     assert not out.exists()  # no record was written: nothing blocks the retry
+
+
+def test_only_declared_path_options_are_fingerprinted(tmp_path, monkeypatch):
+    """An option whose value happens to name a folder in the working directory (the diagnostic's
+    scorer "huebench" beside a huebench/ source folder) is not read as an input."""
+    from huebench.benchmarks.base import get_benchmark
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "huebench").mkdir()
+    (tmp_path / "data.jsonl").write_text("{}\n")
+    assert get_benchmark("gencolor-diagnostic")(scorer="huebench").input_paths() == {}
+    swap = get_benchmark("colorswap")(data="data.jsonl")
+    assert swap.input_paths() == {"data": Path("data.jsonl")}

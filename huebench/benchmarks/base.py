@@ -156,6 +156,8 @@ class Benchmark(ABC):
     description: str = ""
     #: the model must offer at least one of these
     capabilities: tuple[Capability, ...] = ()
+    #: options that name input files or folders (fingerprinted for --resume; see input_paths)
+    path_options: tuple[str, ...] = ()
 
     def __init__(self, **options: Any):
         self.options = options
@@ -200,11 +202,12 @@ class Benchmark(ABC):
 
     def input_paths(self) -> dict[str, Path]:
         """Files and folders the samples are read from, by option name: their content is part of the
-        run's identity (``--resume`` refuses a run whose inputs changed). By default every option
-        whose value names an existing path; a benchmark leaves out folders the run itself fills."""
+        run's identity (``--resume`` refuses a run whose inputs changed). The options named in
+        :attr:`path_options` whose value is an existing path (a value like ``hf:org/name`` is not)."""
         out = {}
-        for key, value in self.options.items():
-            if isinstance(value, str) and value and ":" not in value.split("/")[0] and Path(value).exists():
+        for key in self.path_options:
+            value = self.options.get(key)
+            if isinstance(value, str) and value and Path(value).exists():
                 out[key] = Path(value)
         return out
 

@@ -64,6 +64,7 @@ class Coda(Benchmark):
     name = "coda"
     description = "CoDa zero-shot probes: colour distributions of 521 objects from masked/causal LMs"
     capabilities = (Capability.MASKED_LM, Capability.CAUSAL_LM)
+    path_options = ("dataset", "counts")
 
     def __init__(
         self, seed: int = 0, dataset: str | None = None, split: str = "all", counts: str | None = None, **options: Any

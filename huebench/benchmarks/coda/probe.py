@@ -91,6 +91,7 @@ class CodaProbe(Benchmark):
     name = "coda-probe"
     description = "CoDa representation probes: MLP on frozen features, loss-data curves, MDL / SDL / εSC"
     capabilities = (Capability.TEXT_FEATURES,)
+    path_options = ("dataset",)
 
     def __init__(
         self,

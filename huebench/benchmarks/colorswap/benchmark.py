@@ -42,6 +42,7 @@ class ColorSwap(Benchmark):
     name = "colorswap"
     description = "ColorSwap (and any Winoground-schema data): text / image / group scores"
     capabilities = (Capability.ITM, Capability.IMAGE_TEXT_SCORE, Capability.VLM)
+    path_options = ("data",)
 
     def __init__(
         self,

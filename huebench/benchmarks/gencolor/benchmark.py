@@ -42,6 +42,9 @@ def _helper(spec: str, device: str) -> Model:
 class _Prompts(Benchmark):
     """Shared option handling: the prompt records and the image folder."""
 
+    # the image folder is not an input: a run fills it, and each image is verified by its sha256
+    path_options = ("prompts", "masks")
+
     def __init__(
         self,
         seed: int = 0,
@@ -89,11 +92,6 @@ class _Prompts(Benchmark):
             if (not self.tasks or r["task"] in self.tasks) and (not self.systems or r["system"] in self.systems)
         ]
         return {r["id"]: r for r in recs}
-
-    def input_paths(self) -> dict[str, Path]:
-        # the image folder is what a run fills (and each image is verified by its sha256 in
-        # meta.json); the prompt file and user masks are inputs
-        return {k: v for k, v in super().input_paths().items() if k != "images"}
 
     def _generator_info(self, model: Model) -> dict[str, Any]:
         return {"spec": model.spec, "fingerprint": model.fingerprint, "options": self.gen_options}

@@ -127,6 +127,7 @@ class Rainbow(_RainbowBase):
     name = "rainbow"
     description = "Rainbow colour-naming probes: pair-wise accuracy of binary image-text matching"
     capabilities = (Capability.ITM, Capability.VLM, Capability.IMAGE_TEXT_SCORE)
+    path_options = ("probes", "images", "rgb")
 
     def __init__(
         self,
@@ -370,6 +371,7 @@ class RainbowBaseline(_RainbowBase):
     name = "rainbow-baseline"
     description = "Rainbow language-only baseline: pseudo-log-likelihood of description vs foil"
     capabilities = (Capability.MASKED_LM,)
+    path_options = ("probes",)
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         self.check_model(model)
