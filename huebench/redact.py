@@ -22,12 +22,16 @@ import re
 import threading
 import urllib.parse
 
-__all__ = ["MASK", "MIN_SECRET_LENGTH", "redact", "register_secret", "strip_url_credentials"]
+__all__ = ["MASK", "MIN_SECRET_LENGTH", "redact", "register_secret", "register_url_secrets", "strip_url_credentials"]
 
 #: what a secret is replaced with
 MASK = "***"
-#: values shorter than this are not registered (too likely to occur by chance in other text)
-MIN_SECRET_LENGTH = 8
+#: values shorter than this are not registered (too likely to occur by chance in other text); a
+#: registered key is masked however ordinary the text around it: leaking it is the worse mistake
+MIN_SECRET_LENGTH = 4
+#: a text that ends with this much of a secret's beginning (or starts with its end) has it cut
+#: in half — a body read up to a byte limit, a message shortened — and that part is masked too
+MIN_PARTIAL = 6
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
@@ -54,6 +58,7 @@ _QUERY_PARAM = re.compile(r"([?&;])([^=&;#\s'\"<>]+)=([^&;#\s'\"<>]*)")
 def _spellings(value: str) -> set[str]:
     out = {value, urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value, safe="")}
     out.add(json.dumps(value)[1:-1])  # as it appears inside a JSON string
+    out.add(json.dumps(value)[1:-1].replace("/", "\\/"))  # JSON writers that escape the solidus
     return {s for s in out if len(s) >= MIN_SECRET_LENGTH}
 
 
@@ -70,6 +75,40 @@ def register_secret(value: str | None) -> None:
         _ordered = tuple(sorted(spellings, key=lambda s: (-len(s), s)))
 
 
+def register_url_secrets(url: str) -> None:
+    """Register the credentials a URL carries: its ``user:password@`` part and the values of its
+    secret-looking query parameters (``?api_key=…``), as given and percent-decoded."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if at:
+        user, colon, password = userinfo.partition(":")
+        for value in (password if colon else user,):  # "token@host" puts the secret in the user part
+            register_secret(value)
+            register_secret(urllib.parse.unquote(value))
+    for part in parts.query.split("&") if parts.query else ():
+        name, eq, value = part.partition("=")
+        if eq and value and _SECRET_PARAM.fullmatch(urllib.parse.unquote_plus(name)):
+            register_secret(value)
+            register_secret(urllib.parse.unquote_plus(value))
+
+
+def _mask_cut(out: str) -> str:
+    """Mask a secret cut in half at either end of ``out``."""
+    for secret in _ordered:
+        for k in range(min(len(secret) - 1, len(out)), MIN_PARTIAL - 1, -1):
+            if out.endswith(secret[:k]):
+                out = out[:-k] + MASK
+                break
+        for k in range(min(len(secret) - 1, len(out)), MIN_PARTIAL - 1, -1):
+            if out.startswith(secret[-k:]):
+                out = MASK + out[k:]
+                break
+    return out
+
+
 def _mask_query(match: re.Match[str]) -> str:
     sep, name, value = match.groups()
     if value and _SECRET_PARAM.fullmatch(urllib.parse.unquote_plus(name)):
@@ -84,6 +123,7 @@ def redact(text: object) -> str:
     for secret in _ordered:  # a snapshot: registering concurrently replaces the tuple, never mutates it
         if secret in out:
             out = out.replace(secret, MASK)
+    out = _mask_cut(out)
     out = _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{MASK}", out)
     out = _BEARER.sub(lambda m: f"{m.group(1)}{MASK}", out)
     out = _USERINFO.sub(lambda m: f"{m.group(1)}{MASK}@", out)

@@ -225,7 +225,13 @@ def test_html_in_captions_is_escaped_in_reports(tmp_path):
         ),
         (
             "ray",
-            lambda: __import__("huebench.runs.executors", fromlist=["x"]).RayExecutor(),
+            lambda: __import__("huebench.runs.executors", fromlist=["x"]).RayExecutor(
+                benchmark="colornames",
+                bench_options={},
+                model_spec="reference:random",
+                model_options={},
+                cache_path=None,
+            ),
             r"bash scripts/install.sh scale",
         ),
     ],

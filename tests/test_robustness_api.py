@@ -56,9 +56,27 @@ def test_registered_secrets_are_masked_in_every_common_spelling():
 
 
 def test_short_empty_and_non_string_values_are_not_registered():
-    for value in ("", None, "short", "1234567", 12345678):
-        register_secret(value)  # type: ignore[arg-type]
-    assert redact("short 1234567 12345678 None") == "short 1234567 12345678 None"
+    for value in ("", None, "qZ9", 12345678):
+        register_secret(value)  # type: ignore[arg-type]  # non-strings on purpose: they must be ignored
+    assert redact("qZ9 12345678 None") == "qZ9 12345678 None"
+    register_secret("qZ9k-77")  # a short key is still a key: masked (a leak is the worse mistake)
+    assert redact("key=qZ9k-77;") == f"key={MASK};"
+
+
+def test_a_secret_cut_in_half_at_either_end_is_masked():
+    register_secret("kX7-half-cut-secret-0123456789")
+    assert redact("error body: ... kX7-half-cut-sec") == f"error body: ... {MASK}"
+    assert redact("ret-0123456789 tail") == f"{MASK} tail"
+    assert redact("kX7 is fine") == "kX7 is fine"  # under MIN_PARTIAL characters: ordinary text
+
+
+def test_json_escaped_solidus_and_url_query_secrets():
+    from huebench.redact import register_url_secrets
+
+    register_secret("sk-ab/cd/ef/0123456789")
+    assert redact('{"error": "bad key sk-ab\\/cd\\/ef\\/0123456789"}') == f'{{"error": "bad key {MASK}"}}'
+    register_url_secrets("http://127.0.0.1:9/v1?api_key=qtok-ABCDEFGH12345&model=x")
+    assert redact("echo: qtok-ABCDEFGH12345") == f"echo: {MASK}"
 
 
 def test_a_secret_containing_another_is_masked_whole():
@@ -172,6 +190,8 @@ class Hostile(BaseHTTPRequestHandler):
             return self._send(400, echo)
         if model == "echo-500":
             return self._send(500, echo)
+        if model == "echo-many":  # the key many times: a body longer than the part that is read
+            return self._send(400, {"error": " ".join([auth.removeprefix("Bearer ")] * 200)})
         if model == "echo-200":
             return self._send(200, echo)
         if model == "loop":
@@ -205,7 +225,7 @@ def _clean(text: str) -> None:
     assert KEY not in text and KEY[:10] not in text and PASSWORD not in text, text
 
 
-@pytest.mark.parametrize("model", ["echo", "echo-500", "echo-200"])
+@pytest.mark.parametrize("model", ["echo", "echo-500", "echo-200", "echo-many"])
 def test_a_server_echoing_the_key_never_gets_it_into_the_message(hostile, model):
     with pytest.raises(ApiError) as excinfo:
         load_model(f"api:{model}", max_retries=1, backoff_s=0.0).generate([_q()])

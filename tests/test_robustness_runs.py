@@ -328,7 +328,9 @@ def test_a_cache_damaged_mid_run_stops_the_run_instead_of_failing_every_sample(c
 
     monkeypatch.setattr(OutputCache, "put_many", damaged)
     out = tmp_path / "run"
-    code, _, err = cli("run", "colornames", "-m", "reference:random", "--out", out, "--cache", tmp_path / "c.sqlite")
+    code, _, err = cli(
+        "run", "colornames", "-m", "reference:random", "--out", out, "--cache", tmp_path / "c.sqlite", "--no-progress"
+    )
     assert code == 2 and "the file is damaged" in _one_line_error(err)
     assert not out.exists()  # no record was written: nothing blocks the retry
 
@@ -344,3 +346,104 @@ def test_only_declared_path_options_are_fingerprinted(tmp_path, monkeypatch):
     assert get_benchmark("gencolor-diagnostic")(scorer="huebench").input_paths() == {}
     swap = get_benchmark("colorswap")(data="data.jsonl")
     assert swap.input_paths() == {"data": Path("data.jsonl")}
+
+
+# ------------------------------------------------------------ found by a careless user's second pass
+def test_a_refused_rerun_leaves_a_finished_run_complete(cli, tmp_path):
+    out = tmp_path / "run"
+    _run(out)
+    for extra in ((), ("--resume", "--seed", "4")):
+        code, _, err = cli("run", "colornames", "-m", "reference:random", "--out", out, "--no-progress", *extra)
+        assert code == 2 and _one_line_error(err)
+        assert not (out / "run.lock").exists()
+    code, stdout, _ = cli("rescore", out, "--check")
+    assert code == 0 and "reproduced exactly" in stdout
+
+
+def test_a_run_folder_inside_its_data_folder_can_be_resumed(tmp_path):
+    data = make_colorswap_dataset(tmp_path / "swap", n_train=0, n_test=3)
+    kw = {"data": str(data), "no_cache": True, "progress": False}
+    evaluate("colorswap", "reference:random", out=data / "run", **kw)
+    lines = (data / "run" / "records.jsonl").read_text().splitlines(keepends=True)
+    (data / "run" / "records.jsonl").write_text(lines[0])
+    res = evaluate("colorswap", "reference:random", out=data / "run", resume=True, **kw)
+    assert res.results["n"] == 3
+
+
+def test_out_must_be_a_run_or_a_new_or_empty_folder(cli, tmp_path):
+    data = make_colorswap_dataset(tmp_path / "swap", n_train=0, n_test=2)
+    code, _, err = cli("run", "colornames", "-m", "reference:random", "--out", data, "--no-progress")
+    assert code == 2 and "holds other files, not a huebench run" in _one_line_error(err)
+    assert sorted(p.name for p in data.iterdir()) == ["examples.jsonl", "images"]
+
+
+def test_json_output_is_only_json_on_stdout(cli, tmp_path):
+    code, stdout, _ = cli(
+        "run", "colornames", "-m", "reference:random", "--out", tmp_path / "r", "--json", "--limit", "2"
+    )
+    assert code == 0 and json.loads(stdout)["n"] == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (("-m", "reference:random:abc"), {}, "the seed after 'reference:random:' must be a whole number"),
+        (("-m", "reference:random", "--seed", "-1"), {}, "--seed -1 is not valid"),
+        (("-m", "reference:random"), {"HUEBENCH_MAX_PIXELS": "abc"}, "HUEBENCH_MAX_PIXELS='abc' is not a pixel budget"),
+        (("-m", "reference:random", "-o", "variants=99999999999"), {}, "variants must be 1 to 1000"),
+    ],
+)
+def test_input_mistakes_are_usage_errors_before_anything_starts(cli, tmp_path, monkeypatch, args, env, message):
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    out = tmp_path / "r"
+    code, _, err = cli("run", "colornames", *args, "--out", out, "--no-progress", "--no-cache")
+    assert code == 2 and message in _one_line_error(err)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda c: c["benchmark_options"].update(variants="abc"),
+            "config.json: benchmark colornames option 'variants'",
+        ),
+        (lambda c: c["benchmark_options"].update(seed="x"), "config.json: benchmark_options.seed is 'x'"),
+        (lambda c: c["inputs"].update(samples="x"), "config.json: inputs.samples is 'x', not a count"),
+    ],
+)
+def test_edited_config_values_name_the_file(cli, tmp_path, edit, message):
+    out = tmp_path / "run"
+    _run(out)
+    config = json.loads((out / "config.json").read_text())
+    edit(config)
+    (out / "config.json").write_text(json.dumps(config))
+    for command in ("rescore", "report"):
+        code, _, err = cli(command, out, *(("--out", tmp_path / "r.html") if command == "report" else ()))
+        assert code == 2 and message in _one_line_error(err), command
+
+
+def test_an_edited_record_is_named_and_the_report_follows_the_records(cli, tmp_path):
+    out = tmp_path / "run"
+    _run(out)
+    records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    records[0]["correct"] = not records[0]["correct"]
+    (out / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    code, stdout, _ = cli("report", out, "--out", tmp_path / "r.html")
+    assert code == 0 and "results.json differs from what the records give" in stdout
+    del records[1]["correct"]
+    (out / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    code, _, err = cli("rescore", out)
+    assert code == 2 and "records.jsonl: the records lack what colornames's metrics need" in _one_line_error(err)
+
+
+def test_ctrl_c_says_how_to_continue(cli, tmp_path, monkeypatch):
+    from huebench.benchmarks.colornames import ColorNames
+
+    def interrupted(self, samples, model, ctx):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ColorNames, "evaluate", interrupted)
+    code, _, err = cli("run", "colornames", "-m", "reference:random", "--out", tmp_path / "r", "--no-progress")
+    assert code == 130 and "interrupted" in err and "--resume" in err

@@ -115,11 +115,17 @@ def test_failures_are_recorded_not_cached_and_retried_on_resume(tmp_path):
     assert again.stats["cache"]["model_calls"] == len(failed)  # successes came from records, failures were not cached
 
 
-def test_limit_and_empty(tmp_path):
+def test_limit_and_empty(tmp_path, monkeypatch):
+    from huebench.benchmarks.colornames import ColorNames
+
     res = evaluate("colornames", "reference:random", out=tmp_path / "r", no_cache=True, progress=False, limit=5)
     assert res.results["n"] == 5
-    with pytest.raises(HuebenchError, match="produced no samples"):
+    with pytest.raises(HuebenchError, match="variants must be 1 to 1000, got 0"):
         evaluate("colornames", "reference:random", out=tmp_path / "e", no_cache=True, progress=False, variants=0)
+    monkeypatch.setattr(ColorNames, "samples", lambda self: [])
+    with pytest.raises(HuebenchError, match="produced no samples"):
+        evaluate("colornames", "reference:random", out=tmp_path / "f", no_cache=True, progress=False)
+    assert not (tmp_path / "f").exists()
 
 
 def test_unknown_benchmark_and_capability_mismatch(tmp_path, load_tiny):

@@ -22,11 +22,14 @@ from PIL import Image
 
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.color import basic_terms, lab_to_lch, lab_to_srgb, lch_to_lab, load_system
+from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
 from huebench.models.requests import Answers, ImageTextScores, MatchProbability, YesProbability, group_outputs
 from huebench.stats import bootstrap_ci
 
 CAPTION = "a photo of a {color} square."
+#: lightness variants per basic colour (11 × 1,000 samples at most)
+MAX_VARIANTS = 1000
 QUESTION = "Is the square in this image {color}? Answer yes or no."
 
 
@@ -46,6 +49,8 @@ class ColorNames(Benchmark):
         super().__init__(seed=seed, variants=variants, **options)
         self.seed = seed
         self.variants = int(variants)
+        if not 1 <= self.variants <= MAX_VARIANTS:  # samples are built in memory: bound them
+            raise HuebenchError(f"colornames: variants must be 1 to {MAX_VARIANTS}, got {variants}")
 
     def samples(self) -> list[Sample]:
         out = []

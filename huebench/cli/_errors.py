@@ -38,9 +38,8 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
         if before is not None:
             before()
         status = app(standalone_mode=False, prog_name="huebench")
-    except typer.Abort:
-        _say("interrupted")
-        sys.exit(130)
+    except (typer.Abort, KeyboardInterrupt):
+        status = 130
     except click_exceptions.ClickException as exc:  # usage: unknown option, bad value, missing argument
         if DEBUG:
             raise
@@ -51,7 +50,7 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
         _say(exc.format_message() + hint)
         sys.exit(exc.exit_code)
-    except (KeyboardInterrupt, SystemExit):
+    except SystemExit:
         raise
     except HuebenchError as exc:
         if DEBUG:
@@ -73,4 +72,6 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
             "for the traceback and report it"
         )
         sys.exit(3)
+    if status == 130:  # Ctrl-C (typer turns it into exit status 130)
+        _say("interrupted: what was recorded is kept; continue a run with the same command and --resume")
     sys.exit(status if isinstance(status, int) else 0)

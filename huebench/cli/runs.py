@@ -124,13 +124,19 @@ def run_command(
 
 
 def print_summary(
-    results: dict[str, object], run_dir: Path, records: list[dict[str, object]], *, report: Path | None
+    results: dict[str, object],
+    run_dir: Path,
+    records: list[dict[str, object]],
+    *,
+    report: Path | None,
+    partial: bool = False,
 ) -> None:
     """The one summary every run-level command ends with: counts, headline metrics with intervals,
     where the failures' reasons are, the report."""
     n, n_failed = results["n"], results["n_failed"]
     colour = "red" if not n else "yellow" if n_failed else "green"
-    console.print(f"[bold {colour}]done[/]: {n} samples scored, {n_failed} failed → {run_dir}", highlight=False)
+    head = "[bold yellow]partial[/]" if partial else f"[bold {colour}]done[/]"
+    console.print(f"{head}: {n} samples scored, {n_failed} failed → {run_dir}", highlight=False)
     for key, val in (results.get("metrics") or {}).items():  # type: ignore[union-attr]
         if isinstance(val, dict) and "value" in val and "low" in val:
             console.print(
@@ -192,9 +198,11 @@ def rescore_command(
     if write:
         console.print(f"rescored {run_dir}: {'unchanged' if same else 'results.json updated'}")
     else:
-        state = "" if not loaded.state.partial else f" ({loaded.state.describe()})"
-        print_summary(new, run_dir, loaded.records, report=None)
-        console.print(f"  results.json {'matches' if same else 'differs; --write replaces it'}{state}", highlight=False)
+        print_summary(new, run_dir, loaded.records, report=None, partial=loaded.state.partial)
+        if loaded.state.partial:
+            console.print(f"  {loaded.state.describe()}; results.json is left as it is", highlight=False)
+        else:
+            console.print(f"  results.json {'matches' if same else 'differs; --write replaces it'}", highlight=False)
     raise typer.Exit(1 if new["n_failed"] else 0)
 
 
@@ -211,15 +219,23 @@ def report_command(
         raise typer.BadParameter(f"--out {out} is a folder; give the HTML file to write")
     runs = [load_run(d) for d in run_dirs]
     for r in runs:
-        if out.resolve() in ((r.run_dir / n).resolve() for n in ("config.json", "records.jsonl", "results.json")):
+        if out.resolve() in (
+            (r.run_dir / n).resolve() for n in ("config.json", "records.jsonl", "results.json", "run.json", "run.lock")
+        ):
             raise typer.BadParameter(f"--out {out} would overwrite a run file; give another HTML file")
     if len(runs) == 1:
         r = runs[0]
-        results = r.results if r.state.partial or r.stored_results is None else r.stored_results
-        write_run_report(out, r.bench, r.config, results, r.records, status=r.state.describe())
-        print_summary(results, r.run_dir, r.records, report=out)
+        # the report shows what the records say; results.json is only compared
+        write_run_report(out, r.bench, r.config, r.results, r.records, status=r.state.describe())
+        print_summary(r.results, r.run_dir, r.records, report=out, partial=r.state.partial)
         if r.state.partial:
             console.print(f"  [yellow]{r.state.describe()}[/]", highlight=False)
+        elif r.stored_results != r.results:
+            console.print(
+                f"  [yellow]results.json differs from what the records give (edited or out of date); the report "
+                f"shows the records' results: `huebench rescore {r.run_dir} --write` updates it[/]",
+                highlight=False,
+            )
     else:
         write_multi_report(runs, out)
         for r in runs:

@@ -51,7 +51,7 @@ import numpy as np
 from huebench.errors import HuebenchError
 from huebench.images import to_rgb
 from huebench.models.base import Capability, Model, VLMQuery
-from huebench.redact import redact, register_secret, strip_url_credentials
+from huebench.redact import redact, register_secret, register_url_secrets, strip_url_credentials
 
 __all__ = ["ApiConfigError", "ApiError", "ApiVLM"]
 
@@ -222,17 +222,13 @@ class ApiVLM(Model):
             raise ApiConfigError(
                 f"API base URL {shown!r} is not an http(s) URL with a host; set HUEBENCH_API_BASE to e.g. https://host/v1"
             )
-        userinfo, at, hostport = parts.netloc.rpartition("@")
-        if at:
-            user, colon, password = userinfo.partition(":")
-            secret = password if colon else user  # "token@host" puts the secret in the user part
-            register_secret(secret)
-            register_secret(urllib.parse.unquote(secret))
-            if not has_key:
-                raise ApiConfigError(
-                    f"API base URL {shown!r} carries credentials (user:password@); they are not sent and would be "
-                    "recorded: put the key in HUEBENCH_API_KEY and remove them from the URL"
-                )
+        register_url_secrets(raw)  # userinfo and ?api_key=… values: masked wherever they come back
+        _, at, hostport = parts.netloc.rpartition("@")
+        if at and not has_key:
+            raise ApiConfigError(
+                f"API base URL {shown!r} carries credentials (user:password@); they are not sent and would be "
+                "recorded: put the key in HUEBENCH_API_KEY and remove them from the URL"
+            )
         if parts.scheme == "http" and not _is_loopback(host) and not allow_http:
             raise ApiConfigError(
                 f"API base URL {shown!r} is plain http to a non-loopback host: the key and the images would travel "

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 from PIL import Image
 
+from huebench.errors import HuebenchError
 from huebench.hashing import content_hash
 from huebench.models.base import Capability, Model, PLLResult, VLMQuery
 
@@ -41,6 +42,10 @@ class RandomBaseline(Model):
         super().__init__(spec, **kwargs)
         parts = spec.split(":")
         if len(parts) > 2:
+            if not parts[2].isdigit():
+                raise HuebenchError(
+                    f"model {spec!r}: the seed after 'reference:random:' must be a whole number, e.g. reference:random:7"
+                )
             self.seed = int(parts[2])
 
     def fingerprint_parts(self) -> dict[str, Any]:

@@ -184,7 +184,7 @@ def write_multi_report(runs: Sequence[Any], out: Path) -> Path:
     metric and a bar chart per metric. A run still going or stopped early is marked partial."""
     loaded = []
     for run in runs:
-        res = run.results if run.state.partial or run.stored_results is None else run.stored_results
+        res = run.results  # what the records give (results.json is only compared, by `report`)
         loaded.append((run, res, _flatten_scalars(res.get("metrics", {}))))
     names = sorted({k for _, _, flat in loaded for k in flat})
     rows = []

@@ -22,6 +22,7 @@ from huebench.errors import HuebenchError
 from huebench.io import InputFileError, read_jsonl
 
 __all__ = [
+    "RunFolderError",
     "RunLock",
     "RunState",
     "input_fingerprint",
@@ -159,7 +160,12 @@ class RunState:
 
 
 def run_state(run_dir: Path, config: dict[str, Any], records: dict[str, dict[str, Any]]) -> RunState:
-    n_samples = (config.get("inputs") or {}).get("samples")
+    n_samples = (config.get("inputs") or {}).get("samples") if isinstance(config.get("inputs"), dict) else None
+    if n_samples is not None and (not isinstance(n_samples, int) or isinstance(n_samples, bool)):
+        raise RunFolderError(
+            f"{run_dir / 'config.json'}: inputs.samples is {n_samples!r}, not a count: the file was edited or "
+            "damaged; restore it, or start a new run"
+        )
     if is_locked(run_dir):
         status = "running"
     elif (run_dir / LOCK_NAME).exists():
@@ -189,7 +195,7 @@ def sample_hash(sample_id: str, inputs: Any) -> str:
     return hashlib.sha256(canonical_json([sample_id, inputs]).encode("utf-8")).hexdigest()[:16]
 
 
-def path_fingerprint(path: Path) -> str:
+def path_fingerprint(path: Path, *, exclude: Path | None = None) -> str:
     """SHA-256 of a file's content; for a folder, of each file's relative path with its content for
     data files (``DATA_SUFFIXES``, up to ``CONTENT_HASH_MAX_BYTES``) and its size and modification
     time for the rest (images: a dataset root can hold gigabytes; an edit changes the time)."""
@@ -198,7 +204,10 @@ def path_fingerprint(path: Path) -> str:
             return hashlib.file_digest(fh, "sha256").hexdigest()
     h = hashlib.sha256()
     root = path.resolve()
+    skip = exclude.resolve() if exclude is not None else None
     for dirpath, dirnames, filenames in os.walk(root):
+        if skip is not None:  # a run folder inside its own input folder: its files are not inputs
+            dirnames[:] = [d for d in dirnames if (Path(dirpath) / d).resolve() != skip]
         dirnames.sort()
         for name in sorted(filenames):
             p = Path(dirpath) / name
@@ -215,7 +224,7 @@ def path_fingerprint(path: Path) -> str:
     return h.hexdigest()
 
 
-def input_fingerprint(paths: dict[str, Path], samples: Sequence[Any]) -> dict[str, Any]:
+def input_fingerprint(paths: dict[str, Path], samples: Sequence[Any], *, exclude: Path | None = None) -> dict[str, Any]:
     """What a run's results depend on besides its options: every sample (id and inputs) and the
     content of the files and folders its options name. ``--resume`` refuses a different one."""
     digest = hashlib.sha256()
@@ -224,5 +233,5 @@ def input_fingerprint(paths: dict[str, Path], samples: Sequence[Any]) -> dict[st
     return {
         "samples": len(samples),
         "samples_sha256": digest.hexdigest(),
-        "files": {name: path_fingerprint(p) for name, p in sorted(paths.items())},
+        "files": {name: path_fingerprint(p, exclude=exclude) for name, p in sorted(paths.items())},
     }

@@ -37,6 +37,7 @@ from huebench.models.base import Model
 from huebench.runs.cache import OutputCache
 from huebench.runs.context import json_safe, jsonable
 from huebench.runs.executors import Executor, LocalExecutor, RayExecutor
+from huebench.runs.folder import LOCK_NAME, RunFolderError
 
 __all__ = [
     "LoadedRun",
@@ -184,6 +185,7 @@ def _load_records(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _progress(enabled: bool, total: int) -> Any:
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -203,6 +205,7 @@ def _progress(enabled: bool, total: int) -> Any:
         TimeRemainingColumn(),
         disable=not enabled,
         transient=False,
+        console=Console(stderr=True),  # stdout stays for results (--json)
     )
 
 
@@ -214,11 +217,15 @@ def _check_run_options(opts: RunOptions) -> None:
         ("bootstrap", opts.bootstrap >= 0, "0 (no intervals) or more resamples"),
         ("executor", opts.executor in ("local", "ray"), "local or ray"),
         ("workers", opts.workers is None or opts.workers >= 1, "at least 1"),
+        ("seed", 0 <= opts.seed < 2**32, "a whole number from 0 to 4294967295"),
     ]
     for name, ok, expected in checks:
         if not ok:
             value = getattr(opts, name)
             raise HuebenchError(f"--{name.replace('_', '-')} {value!r} is not valid: expected {expected}")
+    from huebench.images import max_pixels
+
+    max_pixels()  # a bad HUEBENCH_MAX_PIXELS is a usage error now, not a failure of every sample
 
 
 def _prepare_folder(run_dir: Path) -> bool:
@@ -226,6 +233,12 @@ def _prepare_folder(run_dir: Path) -> bool:
     if run_dir.exists() and not run_dir.is_dir():
         raise HuebenchError(f"--out {run_dir} is a file, not a folder; choose a folder for the run")
     existed = run_dir.exists()
+    run_files = {"config.json", "records.jsonl", LOCK_NAME, "results.json", "run.json", "report.html"}
+    if existed and any(run_dir.iterdir()) and not any((run_dir / n).exists() for n in run_files):
+        raise HuebenchError(
+            f"--out {run_dir} is a folder that holds other files, not a huebench run; "
+            "give a new or empty folder (or an existing run with --resume)"
+        )
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -250,10 +263,11 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
     bench = bench_cls(seed=opts.seed, **bench_cls.check_options(opts.benchmark_options))
     run_dir = Path(opts.out) if opts.out else Path("runs") / bench.name / _slug(opts.model)
     created = _prepare_folder(run_dir)
+    was_interrupted = (run_dir / LOCK_NAME).exists()  # a killed run's mark, kept unless this run ends well
     lock = RunLock(run_dir).acquire()
     records_path = run_dir / "records.jsonl"
     config_path = run_dir / "config.json"
-    wrote_config = False
+    wrote_config = evaluating = False
     try:
         has_records = records_path.exists() and records_path.stat().st_size > 0
         existing = None
@@ -285,7 +299,7 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         hashes = {s.id: sample_hash(s.id, s.inputs) for s in samples}
         config = _config(opts, bench, model)
         config["capability"] = capability.value if capability is not None else None
-        config["inputs"] = input_fingerprint(bench.input_paths(), samples)
+        config["inputs"] = input_fingerprint(bench.input_paths(), samples, exclude=run_dir)
         previous = _load_records(records_path)
         if existing is not None:
             _check_resumable(
@@ -297,6 +311,7 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         else:  # the run's own config stays: it passed the check, and it says which version began the run
             config = existing
         todo = [s for s in samples if previous.get(s.id, {}).get("status") != "ok"]
+        evaluating = True
         result, stats = _evaluate_all(opts, bench, model, config, samples, todo, hashes, run_dir)
         stats["stale_temporaries_removed"] = removed
     except BaseException:
@@ -311,8 +326,8 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             if created:
                 with contextlib.suppress(OSError):
                     run_dir.rmdir()
-        else:
-            lock.release(remove=False)  # stays as the mark of an interrupted run
+        else:  # the mark of an interrupted run stays if this one began evaluating or found one
+            lock.release(remove=not (evaluating or was_interrupted))
         raise
     lock.release()
     result.stats = stats
@@ -451,16 +466,39 @@ class LoadedRun:
     state: Any
 
 
+def _bench_from_config(run_dir: Path, config: dict[str, Any]) -> Benchmark:
+    """The benchmark a run's config.json describes; a wrong value there is an error naming the file."""
+    where = run_dir / "config.json"
+    options = dict(config["benchmark_options"]) if isinstance(config["benchmark_options"], dict) else None
+    if options is None:
+        raise RunFolderError(f"{where}: benchmark_options is not an object; restore the file, or start a new run")
+    seed = options.pop("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise RunFolderError(f"{where}: benchmark_options.seed is {seed!r}, not a whole number; restore the file")
+    try:
+        cls = get_benchmark(str(config["benchmark"]))
+        return cls(seed=seed, **cls.check_options(options))
+    except HuebenchError as exc:
+        raise RunFolderError(f"{where}: {exc}") from None
+
+
 def load_run(run_dir: str | Path) -> LoadedRun:
     """Read a run folder without writing to it; works on a run still in progress (then partial)."""
     from huebench.runs.folder import read_config, read_records, run_state
 
     run_dir = Path(run_dir)
     config = read_config(run_dir)
-    bench = get_benchmark(config["benchmark"])(**config["benchmark_options"])
+    bench = _bench_from_config(run_dir, config)
     latest = read_records(run_dir / "records.jsonl")
     records = list(latest.values())
-    results = compute_results(bench, config, records)
+    try:
+        results = compute_results(bench, config, records)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise RunFolderError(
+            f"{run_dir / 'records.jsonl'}: the records lack what {bench.name}'s metrics need "
+            f"({type(exc).__name__}: {exc}); they were edited or damaged: restore them, or delete the damaged "
+            "lines and continue with --resume"
+        ) from None
     stored = None
     with contextlib.suppress(OSError, ValueError):
         stored = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))

@@ -67,6 +67,8 @@ class ColorSwap(Benchmark):
             raise HuebenchError(f"control must be random-pairs or unset, got {control!r}")
         self.seed, self.data, self.split, self.head, self.control = seed, data, split, head, control
         self.max_new_tokens = int(max_new_tokens)
+        if self.max_new_tokens < 1:
+            raise HuebenchError(f"colorswap: max_new_tokens must be at least 1, got {max_new_tokens}")
         self._examples: dict[str, WinoExample] | None = None
 
     def check_model(self, model: Model) -> Capability:
