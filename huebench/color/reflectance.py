@@ -30,7 +30,7 @@ The pieces:
 - :func:`main_color_pixels`: the pixels of a surface's main colour (by chromaticity);
 - helpers: :func:`mask_depth`, :func:`smooth_within`, :func:`fit_sample`.
 
-A new method is one function and one entry in its table; ``benchmarks/scorer_study.py`` compares
+A new method is one function and one entry in its table; ``perf/scorer_study.py`` compares
 methods and settings by name. The defaults below are GenColorBench's scorer's
 (``huebench/benchmarks/gencolor/scoring.py``), measured there on known-colour images.
 """
@@ -83,9 +83,8 @@ __all__ = [
 F0_DIELECTRIC = 0.04
 #: gloss test (:func:`looks_glossy`): one albedo under white light has one saturation whatever the
 #: shading, so when a tenth of the lit half falls below this fraction of the top saturation, white
-#: light is added somewhere — specular reflection. 0.955 flags 128 of 145 glossy and 2 of 290
-#: diffuse quick L2 renders; 0.93–0.97 all give L2 96.1–96.6 %, CSS 94.8–95.1 %
-#: (benchmarks/scorer_study.py)
+#: light is added somewhere — specular reflection. Chosen by the leave-one-family-out tables in
+#: docs/gencolor.md ("gloss_uniformity"), measured by perf/scorer_study.py
 GLOSS_UNIFORMITY = 0.955
 #: the gloss test reads saturations after an in-mask Gaussian blur of this σ (pixels): sensor noise,
 #: JPEG blocks and fine texture spread saturations as a highlight does, a blur removes them and
@@ -105,9 +104,8 @@ RIM_RATIO: float | None = 0.93
 RIM_BAND = (1, 3)
 #: the white-floor fit needs a clearly chromatic surface (saturation, linear RGB): on pale colours
 #: the chroma magnitude it regresses on is mostly pixel noise and 8-bit steps (the norm of a small
-#: noisy vector is biased up), and the fit invents a floor — a diffuse lavender cone lost 24 L*.
-#: 0.4: CSS quick renders 171 → 158 failures (diffuse 15 → 11, glossy 156 → 147), L2 unchanged
-#: (benchmarks/scorer_study.py; 0.5–0.8 gain more on CSS but start losing L2 glossy renders)
+#: noisy vector is biased up), and the fit invents a floor. The value and its alternatives are
+#: measured in docs/gencolor.md (the "floor fitted from saturation" rows), by perf/scorer_study.py
 FLOOR_MIN_SATURATION = 0.4
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
 FIT_PIXELS = 20000
@@ -514,7 +512,7 @@ def diffuse_line_reconstruction(
     each pixel keeps its chromatic part and gets the grey component that saturation implies —
     removing the white each pixel reflects, not just a common floor. Assumes white light and one
     albedo; achromatic surfaces and flat patches are returned unchanged. ``saturation`` replaces the
-    estimate (a known material; ``benchmarks/scorer_study.py --oracle`` gives the renders' true
+    estimate (a known material; ``perf/scorer_study.py --oracle`` gives the renders' true
     albedo to measure how much of the remaining error is the estimate's).
     """
 

@@ -10,7 +10,7 @@ For an object's pixels and a target colour of a system:
 4. each against its threshold — ΔE00 ≤ 5 and Δchroma ≤ 5 (one JND, as in the paper) and Δhue ≤
    :data:`HUE_THRESHOLD` degrees — and the image is correct when all three pass.
 
-Choices beyond the paper, each measured on the known-colour renders (``benchmarks/scorer_study.py``
+Choices beyond the paper, each measured on the known-colour renders (``perf/scorer_study.py``
 compares them side by side; quick L2 / CSS renders, exact masks):
 
 - the mask loses its 1-pixel border (anti-aliased edge pixels mix object and background);
@@ -104,7 +104,7 @@ LIT_WINDOW: tuple[float, float] | None = (0.85, 0.99)
 #: every pixel back on the albedo's diffuse line ("diffuse-line" at the :data:`DIFFUSE_QUANTILE`
 #: of saturation); None: no specular step (the paper). The name is the one config.json records.
 #: Other steps (other quantiles, the floor alone, the "top" and "mode" pixel selections) and the
-#: in-mask smoothing are study variants: ``benchmarks/scorer_study.py`` (``StudyScorer``)
+#: in-mask smoothing are study variants: ``perf/scorer_study.py`` (``StudyScorer``)
 SPECULAR: str | None = "dichromatic+envelope90"
 #: the diffuse line's saturation: this quantile of the pixels' saturations (the least specular
 #: ones); 0.75 / 0.95 are in docs/gencolor.md's tables
@@ -170,7 +170,7 @@ class ColorScore:
 class ColorScorer:
     """Score pixels against a target colour of a system (see the module doc).
 
-    Two steps are methods so that a study can vary them (``benchmarks/scorer_study.py``'s
+    Two steps are methods so that a study can vary them (``perf/scorer_study.py``'s
     ``StudyScorer``): :meth:`object_pixels` (the pixels judged) and :meth:`specular_steps`.
     """
 
@@ -227,7 +227,7 @@ class ColorScorer:
         if specular is not None and specular != SPECULAR:
             raise UnknownNameError(
                 f"specular steps {specular!r} unknown: use {SPECULAR!r} or None (other steps are study variants: "
-                "benchmarks/scorer_study.py)." + suggestion_text(str(specular), [SPECULAR])
+                "perf/scorer_study.py)." + suggestion_text(str(specular), [SPECULAR])
             )
         self.specular = specular
         self.floor_min_saturation = float(floor_min_saturation)
