@@ -447,3 +447,19 @@ def test_ctrl_c_says_how_to_continue(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(ColorNames, "evaluate", interrupted)
     code, _, err = cli("run", "colornames", "-m", "reference:random", "--out", tmp_path / "r", "--no-progress")
     assert code == 130 and "interrupted" in err and "--resume" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("-o", "variants=2", "-o", "variants=3"), "benchmark option 'variants' is given twice"),
+        (("--variants", "2", "-o", "variants=3"), "benchmark option 'variants' is given twice"),
+        (("--cache", "c.sqlite", "--no-cache"), "--cache and --no-cache exclude each other"),
+        (("--workers", "4"), "--workers and --ray-address go with --executor ray"),
+    ],
+)
+def test_options_given_twice_or_in_conflict_are_refused(cli, tmp_path, args, message):
+    out = tmp_path / "r"
+    code, _, err = cli("run", "colornames", "-m", "reference:random", *args, "--out", out, "--no-progress")
+    assert code == 2 and message in _one_line_error(err)
+    assert not out.exists()

@@ -19,10 +19,25 @@ def _parse_options(pairs: list[str]) -> dict[str, object]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise typer.BadParameter(f"--option expects KEY=VALUE, got {pair!r}")
+        name = key.replace("-", "_")
+        if name in out:
+            raise typer.BadParameter(f"benchmark option {key!r} is given twice; give it once")
         try:
-            out[key.replace("-", "_")] = json.loads(value)
+            out[name] = json.loads(value)
         except json.JSONDecodeError:
-            out[key.replace("-", "_")] = value
+            out[name] = value
+    return out
+
+
+def _merge_options(*parts: dict[str, object]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for part in parts:
+        twice = sorted(part.keys() & out.keys())
+        if twice:
+            raise typer.BadParameter(
+                f"benchmark option {twice[0]!r} is given twice (as -o and as a flag); give it once"
+            )
+        out.update(part)
     return out
 
 
@@ -42,7 +57,10 @@ def _extra_options(args: list[str]) -> dict[str, object]:
                 raise typer.BadParameter(f"{arg} needs a value")
             value = args[i + 1]
             i += 1
-        out.update(_parse_options([f"{key}={value}"]))
+        one = _parse_options([f"{key}={value}"])
+        if one.keys() & out.keys():
+            raise typer.BadParameter(f"benchmark option {arg!r} is given twice; give it once")
+        out.update(one)
         i += 1
     return out
 
@@ -93,6 +111,11 @@ def run_command(
     Exit status: 0 every sample scored, 1 some failed, 2 usage or input error."""
     from huebench.runs.runner import RunOptions, run
 
+    if cache is not None and no_cache:
+        raise typer.BadParameter("--cache and --no-cache exclude each other; give one")
+    if executor != "ray" and (workers is not None or ray_address is not None):
+        raise typer.BadParameter("--workers and --ray-address go with --executor ray")
+
     opts = RunOptions(
         benchmark=benchmark,
         model=model,
@@ -106,7 +129,7 @@ def run_command(
         cache=cache,
         no_cache=no_cache,
         progress=progress,
-        benchmark_options={**_parse_options(option), **_extra_options(list(ctx.args))},
+        benchmark_options=_merge_options(_parse_options(option), _extra_options(list(ctx.args))),
         executor=executor,
         chunk_size=chunk_size,
         ray_address=ray_address,
