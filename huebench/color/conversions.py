@@ -52,7 +52,7 @@ D65_XYZ: NDArray[np.float64] = _xy_to_xyz(np.array(D65_XY))
 RGB_TO_XYZ: NDArray[np.float64] = np.array(
     [[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]
 )
-XYZ_TO_RGB: NDArray[np.float64] = np.linalg.inv(RGB_TO_XYZ)
+XYZ_TO_RGB: NDArray[np.float64] = np.asarray(np.linalg.inv(RGB_TO_XYZ), dtype=np.float64)
 
 # sRGB transfer function (IEC 61966-2-1).
 _SRGB_A = 0.055
@@ -124,7 +124,9 @@ def srgb8_to_linear(rgb8: ArrayLike) -> NDArray[np.float64]:
     values as ``srgb_to_linear(x / 255)`` (the table is made by it) without the per-call arithmetic;
     other dtypes are decoded arithmetically."""
     x = np.asarray(rgb8)
-    return _srgb8_lut()[x] if x.dtype == np.uint8 else srgb_to_linear(x.astype(np.float64) / 255.0)
+    if x.dtype == np.uint8:
+        return _srgb8_lut()[x]
+    return np.asarray(srgb_to_linear(x.astype(np.float64) / 255.0), dtype=np.float64)
 
 
 def linear_to_srgb8(linear: ArrayLike) -> NDArray[np.uint8]:
@@ -180,13 +182,15 @@ def srgb_to_lab(rgb: ArrayLike) -> NDArray[np.floating]:
         if arr.dtype == np.uint8:
             return _kernels.srgb8_to_lab(arr, _srgb8_lut(), _xyz_over_white(), _EPSILON, _KAPPA)
         if arr.dtype == np.float64:
-            return _kernels.linear_to_lab(srgb_to_linear(arr), _xyz_over_white(), _EPSILON, _KAPPA)
+            linear = np.asarray(srgb_to_linear(arr), dtype=np.float64)  # float64 in, float64 out
+            return _kernels.linear_to_lab(linear, _xyz_over_white(), _EPSILON, _KAPPA)
     return xyz_to_lab(linear_rgb_to_xyz(srgb_to_linear(arr)))
 
 
 @functools.cache
 def _srgb8_lut() -> NDArray[np.float64]:
-    return srgb_to_linear(np.repeat(np.arange(256, dtype=np.float64)[:, None] / 255.0, 3, axis=1))[:, 0].copy()
+    levels = np.repeat(np.arange(256, dtype=np.float64)[:, None] / 255.0, 3, axis=1)
+    return np.asarray(srgb_to_linear(levels)[:, 0], dtype=np.float64).copy()
 
 
 @functools.cache

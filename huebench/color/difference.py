@@ -67,7 +67,8 @@ def delta_e(
 def _ciede2000(lab1: ArrayLike, lab2: ArrayLike, kL: float, kC: float, kH: float) -> NDArray[np.floating]:
     a, b = _lab_pair(lab1, lab2)
     if a.dtype == np.float64 and _kernels.enabled(int(np.prod(np.broadcast_shapes(a.shape, b.shape)[:-1]))):
-        return _kernels.ciede2000(a, b, kL, kC, kH)
+        # _lab_pair gives both one dtype, so both are float64 here (asarray neither copies nor casts)
+        return _kernels.ciede2000(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), kL, kC, kH)
     return ciede2000_numpy(a, b, kL, kC, kH)
 
 

@@ -47,11 +47,11 @@ class Color:
 
     @property
     def lab(self) -> NDArray[np.float64]:
-        return srgb_to_lab(np.asarray(self.srgb, dtype=np.float64))
+        return np.asarray(srgb_to_lab(np.asarray(self.srgb, dtype=np.float64)), dtype=np.float64)  # float64 in and out
 
     @property
     def lch(self) -> NDArray[np.float64]:
-        return lab_to_lch(self.lab)
+        return np.asarray(lab_to_lch(self.lab), dtype=np.float64)  # float64 in and out
 
     def __str__(self) -> str:
         return f"{self.name} ({self.hex})" if self.name else self.hex
@@ -80,7 +80,8 @@ def parse(spec: ColorLike, *, system: str | None = None) -> Color:
         return Color(spec.srgb, spec.name, spec.system)
     if isinstance(spec, str):
         return _parse_string(spec, system)
-    if isinstance(spec, (Sequence, np.ndarray)) and not isinstance(spec, (bytes, bytearray)):
+    # str is handled above; naming it again lets the type checker drop it (a str is a Sequence)
+    if isinstance(spec, (Sequence, np.ndarray)) and not isinstance(spec, (str, bytes, bytearray)):
         return _parse_components(spec)
     raise ColorSpecError(
         f"cannot read a colour from a {type(spec).__name__}: give a name, '#rrggbb', 'rgb(r, g, b)' or a 3-sequence"

@@ -297,11 +297,11 @@ def rim_saturation(
     grey = lin.mean(axis=-1)
     usable = ~(px >= 254).any(axis=-1) & (grey > np.quantile(grey, 0.25))
     sat = np.linalg.norm(lin - grey[..., None], axis=-1) / np.maximum(grey, 1e-6)
-    inner, band = sat[e3 & usable], sat[e1 & ~e3 & usable]
-    if len(inner) < 20 or len(band) < 10:
+    inner, rim = sat[e3 & usable], sat[e1 & ~e3 & usable]
+    if len(inner) < 20 or len(rim) < 10:
         return None
     top = float(np.quantile(inner, 0.9))
-    return _median(band) / top if top > 0 else None
+    return _median(rim) / top if top > 0 else None
 
 
 # -- the Fresnel veil -------------------------------------------------------------------------
@@ -410,9 +410,12 @@ def _glossy_evidence(lin: NDArray[np.float64], min_saturation: float) -> bool:
     return has_shading(lin)
 
 
-def _fit_pixels(
-    rgb8: NDArray[np.uint8], min_saturation: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]] | None:
+#: what :func:`_fit_pixels` returns: every pixel (linear RGB), and for the sample its grey
+#: component, its distance from the grey axis and whether it is usable
+_Fit = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]
+
+
+def _fit_pixels(rgb8: NDArray[np.uint8], min_saturation: float) -> _Fit | None:
     """What both dichromatic corrections estimate from: every pixel in linear RGB, and for a fixed
     sample of them the grey component, the distance from the grey axis and the usable pixels (not
     clipped, above the darkest 10 %). ``None`` when there is nothing glossy to fit."""
@@ -474,7 +477,7 @@ def remove_fitted_floor(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOO
     return linear_to_srgb8(out)
 
 
-def _saturation_from_fit(fit: tuple[NDArray[np.float64], ...], quantile: float) -> float | None:
+def _saturation_from_fit(fit: _Fit, quantile: float) -> float | None:
     _, grey, norm_fit, use = fit
     sat = norm_fit / np.maximum(grey, 1e-6)
     lo, hi = np.quantile(grey[use], [0.1, 0.9])

@@ -109,7 +109,7 @@ class NamedColor:
 
     @property
     def lch(self) -> NDArray[np.float64]:
-        return lab_to_lch(self.lab)
+        return np.asarray(lab_to_lch(self.lab), dtype=np.float64)  # float64 in, float64 out
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class ColorSystem:
         self.name = name
         self.title = title
         rgb = np.array([c[1] for c in colors], dtype=np.uint8).reshape(-1, 3)
-        self.lab: NDArray[np.float64] = srgb_to_lab(rgb)
+        self.lab: NDArray[np.float64] = np.asarray(srgb_to_lab(rgb), dtype=np.float64)  # uint8 decodes to float64
         self.lab.setflags(write=False)
         self.colors: tuple[NamedColor, ...] = tuple(
             NamedColor(name=n, rgb=v, system=name, index=i, lab=self.lab[i]) for i, (n, v) in enumerate(colors)
