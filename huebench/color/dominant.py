@@ -31,10 +31,11 @@ pixels' a*b*, no outliers, no window, no fallback (``DOMINANT_COLOR_METHODS`` na
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 __all__ = ["DOMINANT_COLOR_METHODS", "DominantColor", "dominant_color", "dominant_color_paper"]
 
@@ -50,8 +51,8 @@ class DominantColor:
     axis: NDArray[np.float64]  # unit a*b* direction used (v1, or the mean's direction)
     spread: float  # √λ1: standard deviation of a*b* along v1
 
-    def __array__(self, dtype: object = None, copy: object = None) -> NDArray[np.float64]:
-        return self.lab if dtype is None else self.lab.astype(dtype)  # type: ignore[call-overload]
+    def __array__(self, dtype: DTypeLike | None = None, copy: object = None) -> NDArray[np.float64]:
+        return self.lab if dtype is None else self.lab.astype(dtype)
 
     @property
     def n_outliers(self) -> int:
@@ -158,5 +159,9 @@ def dominant_color_paper(lab_pixels: ArrayLike) -> DominantColor:
     )
 
 
-#: named dominant-colour methods (colour-science's ``*_METHODS`` pattern)
-DOMINANT_COLOR_METHODS = {"huebench": dominant_color, "paper": dominant_color_paper}
+#: named dominant-colour methods (colour-science's ``*_METHODS`` pattern); each takes the Lab
+#: pixels and its own keyword options (``"paper"`` none)
+DOMINANT_COLOR_METHODS: dict[str, Callable[..., DominantColor]] = {
+    "huebench": dominant_color,
+    "paper": dominant_color_paper,
+}

@@ -101,7 +101,8 @@ def _parse_string(text: str, system: str | None) -> Color:
         digits = m.group(1)
         if len(digits) == 3:
             digits = "".join(ch * 2 for ch in digits)
-        return Color(tuple(int(digits[i : i + 2], 16) / 255.0 for i in (0, 2, 4)))  # type: ignore[arg-type]
+        r, g, b = (int(digits[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
+        return Color((r, g, b))
     if s.lower().startswith("rgb"):
         return _parse_rgb_function(text, s)
     if ":" in s:
@@ -117,7 +118,7 @@ def _parse_rgb_function(original: str, s: str) -> Color:
         raise ColorSpecError(
             f"bad rgb() colour {original!r}: expected 'rgb(r, g, b)' with three numbers 0-255 or percentages 0%-100%"
         )
-    values = []
+    values: list[float] = []
     for channel, part in zip("rgb", parts, strict=True):
         if part.endswith("%"):
             v = float(part[:-1])
@@ -129,7 +130,8 @@ def _parse_rgb_function(original: str, s: str) -> Color:
             if not 0.0 <= v <= 255.0:
                 raise ColorSpecError(f"{channel} = {part} in {original!r} is out of range: rgb() numbers must be 0-255")
             values.append(v / 255.0)
-    return Color(tuple(values))  # type: ignore[arg-type]
+    r, g, b = values  # three parts, checked above
+    return Color((r, g, b))
 
 
 def _parse_components(seq: Sequence[float] | NDArray[np.generic]) -> Color:
@@ -148,7 +150,8 @@ def _parse_components(seq: Sequence[float] | NDArray[np.generic]) -> Color:
             raise ColorSpecError(
                 f"{c} = {v} is out of range: integer components are 8-bit values 0-255 (floats are read as 0.0-1.0)"
             )
-        return Color(tuple(float(v) / 255.0 for v in arr.tolist()))  # type: ignore[arg-type]
+        r, g, b = (float(v) / 255.0 for v in arr.tolist())
+        return Color((r, g, b))
     values = arr.astype(np.float64)
     if not np.all(np.isfinite(values)):
         raise ColorSpecError(f"colour components must be finite numbers, got {values.tolist()!r}")
@@ -158,7 +161,8 @@ def _parse_components(seq: Sequence[float] | NDArray[np.generic]) -> Color:
         raise ColorSpecError(
             f"{c} = {v} is out of range: float components are in 0.0-1.0 (use integers for 8-bit 0-255 values)"
         )
-    return Color(tuple(values.tolist()))  # type: ignore[arg-type]
+    r, g, b = values.tolist()
+    return Color((r, g, b))
 
 
 def _lookup_name(name: str, system: str | None) -> Color:

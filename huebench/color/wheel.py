@@ -28,7 +28,7 @@ import csv
 import functools
 import itertools
 from importlib import resources
-from typing import Literal
+from typing import Literal, cast
 
 from huebench._suggest import suggestion_text
 from huebench.color.systems import ColorSystem, load_system, normalize_name
@@ -98,7 +98,8 @@ def relations() -> dict[frozenset[str], Relation]:
     )
     out: dict[frozenset[str], Relation] = {}
     for row in csv.DictReader(text.splitlines()):
-        out[frozenset((row["color_a"], row["color_b"]))] = row["relation"]  # type: ignore[assignment]
+        # the packaged file holds only Relation values (tests/test_color_wheel.py compares it with derive_relations)
+        out[frozenset((row["color_a"], row["color_b"]))] = cast(Relation, row["relation"])
     return out
 
 
