@@ -22,9 +22,16 @@ def did_you_mean(
     return [by_key[m] for m in matches]
 
 
-def suggestion_text(word: str, candidates: Iterable[str], **kwargs: object) -> str:
-    """ " Did you mean 'x' or 'y'?" or an empty string when nothing is close."""
-    matches = did_you_mean(word, candidates, **kwargs)  # type: ignore[arg-type]
+def suggestion_text(
+    word: str,
+    candidates: Iterable[str],
+    *,
+    n: int = 3,
+    cutoff: float = 0.6,
+    key: Callable[[str], str] = str.lower,
+) -> str:
+    """ " Did you mean 'x' or 'y'?" or an empty string when nothing is close (options: :func:`did_you_mean`'s)."""
+    matches = did_you_mean(word, candidates, n=n, cutoff=cutoff, key=key)
     if not matches:
         return ""
     quoted = [repr(m) for m in matches]

@@ -32,7 +32,7 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
     try:  # typer ≥ 0.20 carries its own copy of click
         from typer._click import exceptions as click_exceptions
     except ImportError:  # pragma: no cover - older typer uses click itself
-        from click import exceptions as click_exceptions
+        from click import exceptions as click_exceptions  # type: ignore[no-redef]  # the same API, from click itself
 
     try:
         if before is not None:

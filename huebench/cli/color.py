@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any, SupportsFloat
 
 import typer
 from rich.console import Console
@@ -13,11 +14,11 @@ from huebench.errors import HuebenchError
 app = typer.Typer(no_args_is_help=True)
 
 
-def _r(x: float, nd: int = 4) -> float:
+def _r(x: SupportsFloat, nd: int = 4) -> float:
     return round(float(x), nd)
 
 
-def describe(spec: str) -> dict[str, object]:
+def describe(spec: str) -> dict[str, Any]:
     """Everything ``color show`` prints, as a JSON-ready dict."""
     from huebench.color import SYSTEM_NAMES, load_system, parse  # the colour core loads when a command runs
 
@@ -40,7 +41,7 @@ def describe(spec: str) -> dict[str, object]:
     }
 
 
-def compare(a: str, b: str) -> dict[str, object]:
+def compare(a: str, b: str) -> dict[str, Any]:
     """Everything ``color diff`` prints, as a JSON-ready dict."""
     import numpy as np
 
@@ -73,10 +74,10 @@ def show(
     title = f"{spec}" + (f" = {info['name']} ({info['system']})" if info["name"] else "")
     table = Table(title=title, show_header=False)
     table.add_row("hex", f"[on {info['hex']}]      [/] {info['hex']}")
-    table.add_row("rgb", ", ".join(map(str, info["rgb"])))  # type: ignore[arg-type]
-    table.add_row("Lab", ", ".join(f"{v:.2f}" for v in info["lab"]))  # type: ignore[attr-defined]
-    table.add_row("LCh", ", ".join(f"{v:.2f}" for v in info["lch"]))  # type: ignore[attr-defined]
-    for sys_name, near in info["nearest"].items():  # type: ignore[attr-defined]
+    table.add_row("rgb", ", ".join(map(str, info["rgb"])))
+    table.add_row("Lab", ", ".join(f"{v:.2f}" for v in info["lab"]))
+    table.add_row("LCh", ", ".join(f"{v:.2f}" for v in info["lch"]))
+    for sys_name, near in info["nearest"].items():
         table.add_row(
             f"nearest {sys_name}",
             f"[on {near['hex']}]  [/] {near['name']} {near['hex']} (ΔE00 {near['delta_e00']:.2f})",

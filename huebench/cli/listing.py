@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+from typing import TypedDict
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 app = typer.Typer(no_args_is_help=True)
+
+
+class _BenchmarkRow(TypedDict):
+    name: str
+    description: str
+    capabilities: list[str]
+    source: str
 
 
 @app.command("systems")
@@ -32,7 +40,7 @@ def benchmarks(as_json: bool = typer.Option(False, "--json", help="Print JSON.")
     from huebench.benchmarks.base import benchmark_source, get_benchmark, list_benchmarks
     from huebench.errors import HuebenchError
 
-    rows = []
+    rows: list[_BenchmarkRow] = []
     for name in list_benchmarks():
         source = benchmark_source(name)
         try:

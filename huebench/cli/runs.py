@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 
 from huebench.report.html import fmt_num
+
+if TYPE_CHECKING:
+    from huebench.runs.runner import RunResult
 
 console = Console(soft_wrap=True)  # long paths stay on one line in logs
 
@@ -147,9 +151,9 @@ def run_command(
 
 
 def print_summary(
-    results: dict[str, object],
+    results: dict[str, Any],
     run_dir: Path,
-    records: list[dict[str, object]],
+    records: list[dict[str, Any]],
     *,
     report: Path | None,
     partial: bool = False,
@@ -160,7 +164,7 @@ def print_summary(
     colour = "red" if not n else "yellow" if n_failed else "green"
     head = "[bold yellow]partial[/]" if partial else f"[bold {colour}]done[/]"
     console.print(f"{head}: {n} samples scored, {n_failed} failed → {run_dir}", highlight=False)
-    for key, val in (results.get("metrics") or {}).items():  # type: ignore[union-attr]
+    for key, val in (results.get("metrics") or {}).items():
         if isinstance(val, dict) and "value" in val and "low" in val:
             console.print(
                 f"  {key}: {fmt_num(val['value'], 4)}  95% CI [{fmt_num(val['low'], 4)}, {fmt_num(val['high'], 4)}]"
@@ -184,13 +188,13 @@ def _failures_line(records: list[dict[str, object]], run_dir: Path) -> str:
     )
 
 
-def end_run(result: object) -> None:
+def end_run(result: RunResult) -> None:
     """End a benchmark command that printed its own headline: failures and where their reasons
     are, the report, and the exit status (0 all scored, 1 some failed)."""
-    res = result.results  # type: ignore[attr-defined]
-    run_dir = result.run_dir  # type: ignore[attr-defined]
+    res = result.results
+    run_dir = result.run_dir
     if res["n_failed"]:
-        console.print(_failures_line(result.records, run_dir), highlight=False, markup=False)  # type: ignore[attr-defined]
+        console.print(_failures_line(result.records, run_dir), highlight=False, markup=False)
     console.print(f"report: {run_dir / 'report.html'}", highlight=False)
     raise typer.Exit(1 if res["n_failed"] else 0)
 

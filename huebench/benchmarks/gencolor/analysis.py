@@ -87,7 +87,7 @@ def analyses(records: Sequence[dict[str, Any]], *, seed: int = 0) -> dict[str, A
     }
     table4 = {}
     for t in TASK_ORDER:
-        vals = [_pct(by_ts[(t, s)]) for s in TABLE4_SYSTEMS if by_ts.get((t, s))]
+        vals = [v for s in TABLE4_SYSTEMS if (v := _pct(by_ts.get((t, s), []))) is not None]
         table4[t] = float(np.mean(vals)) if vals else None
     present = [v for v in table4.values() if v is not None]
     out["table4"] = {**table4, "avg": float(np.mean(present)) if present else None}

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from huebench.report.html import fmt_num
+
+if TYPE_CHECKING:
+    from huebench.runs.runner import RunResult
 
 #: the scorer's defaults (``scoring.DEFAULT_K``, ``scoring.HUE_THRESHOLD``), written out so that
 #: ``huebench --help`` need not load the colour core; tests/test_benchmark_plugin.py checks they agree
@@ -152,7 +156,7 @@ def prompts_command(
     console.print("  by level: " + ", ".join(f"{k} {v}" for k, v in c["by_level"].items()))
 
 
-def _run_gencolor(benchmark: str, model: str, out: Path, options: dict, common: dict) -> object:
+def _run_gencolor(benchmark: str, model: str, out: Path, options: dict, common: dict) -> RunResult:
     from huebench.runs.runner import RunOptions, run
 
     opts = RunOptions(benchmark=benchmark, model=model, out=out, benchmark_options=options, **common)
@@ -207,7 +211,7 @@ def generate_command(
             "workers": workers,
         },
     )
-    m = res.metrics  # type: ignore[attr-defined]
+    m = res.metrics
     console.print(
         f"{m['prompts']} prompts, {m['images']} images: "
         + ", ".join(f"{k} {v}" for k, v in m["images_by_status"].items())
@@ -273,7 +277,7 @@ def score_command(
             "workers": workers,
         },
     )
-    m = res.metrics  # type: ignore[attr-defined]
+    m = res.metrics
     t4 = m["table4"]
     console.print(
         f"{m['judged']} images judged ({m['unjudged']} not judged); "

@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +86,12 @@ def _seed(*keys: Any) -> int:
 
 def _to8(srgb: NDArray[np.float64]) -> NDArray[np.uint8]:
     return np.round(np.clip(srgb, 0.0, 1.0) * 255.0).astype(np.uint8)
+
+
+def _rgb3(values: Iterable[Any]) -> tuple[int, int, int]:
+    """Three 8-bit channel values as the ``(r, g, b)`` of a truth."""
+    r, g, b = (int(v) for v in values)
+    return (r, g, b)
 
 
 # --- analytic shading ---------------------------------------------------------------------------
@@ -144,7 +150,7 @@ class Shading:
 
 
 def shade(
-    shape: str, albedo_rgb: Sequence[int], s: Shading, *, size: int = 64, seed: int = 0
+    shape: str, albedo_rgb: Sequence[int] | NDArray[np.uint8], s: Shading, *, size: int = 64, seed: int = 0
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], float]:
     """Linear radiance (H×W×3, before noise), the exact mask, and the exposure that maps a lit,
     flat diffuse patch of the albedo to the albedo (grey-card exposure, as in :mod:`render`)."""
@@ -213,9 +219,9 @@ def _noisy8(srgb: NDArray[np.float64], sigma: float, rng: np.random.Generator) -
 def _analytic(shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int) -> KnownColorImage:
     radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
     light = np.asarray(s.light)
-    srgb = linear_to_srgb(np.clip(radiance * exposure, 0.0, None))
-    truth = tuple(int(v) for v in linear_to_srgb8(srgb8_to_linear(rgb) * light))
-    return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, truth)  # type: ignore[arg-type]
+    srgb = np.asarray(linear_to_srgb(np.clip(radiance * exposure, 0.0, None)), dtype=np.float64)  # float64 in and out
+    truth = _rgb3(linear_to_srgb8(srgb8_to_linear(rgb) * light))
+    return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, truth)
 
 
 #: the analytic set-ups: (name, material, Shading)
@@ -251,11 +257,12 @@ def _filmic(x: NDArray[np.float64]) -> NDArray[np.float64]:
 def _saturation(x: NDArray[np.float64], factor: float) -> NDArray[np.float64]:
     lin = srgb_to_linear(np.clip(x, 0, 1))
     y = (lin @ _LUMA)[..., None]
-    return linear_to_srgb(np.clip(y + factor * (lin - y), 0.0, 1.0))
+    return np.asarray(linear_to_srgb(np.clip(y + factor * (lin - y), 0.0, 1.0)), dtype=np.float64)  # float64 in and out
 
 
 def _white_balance(x: NDArray[np.float64], gains: Sequence[float]) -> NDArray[np.float64]:
-    return linear_to_srgb(np.clip(srgb_to_linear(np.clip(x, 0, 1)) * np.asarray(gains), 0.0, 1.0))
+    out = linear_to_srgb(np.clip(srgb_to_linear(np.clip(x, 0, 1)) * np.asarray(gains), 0.0, 1.0))
+    return np.asarray(out, dtype=np.float64)  # float64 in and out
 
 
 #: colour transforms (sRGB in [0, 1] → sRGB): they change the truth as they change the image
@@ -328,7 +335,7 @@ def process(base: KnownColorImage, chain: Sequence[str], seed: int) -> KnownColo
             raise HuebenchError(
                 f"unknown processing step {step!r}; available: {', '.join([*COLOR_STEPS, *PIXEL_STEPS])}"
             )
-    return KnownColorImage(img, mask, tuple(int(v) for v in _to8(truth)))  # type: ignore[arg-type]
+    return KnownColorImage(img, mask, _rgb3(_to8(truth)))
 
 
 # --- textures and second colours ---------------------------------------------------------------
@@ -373,8 +380,8 @@ def _textured(
         ink = second if texture != "print-dark" else linear_to_srgb8(albedo * 0.15)
         ink_radiance, _, _ = shade(shape, ink, s, size=size, seed=seed)
         out = np.where((printed & mask)[..., None], ink_radiance, out)
-    srgb = linear_to_srgb(np.clip(out * exposure, 0.0, None))
-    return KnownColorImage(_noisy8(srgb, 1.5, rng), mask, tuple(int(v) for v in rgb))  # type: ignore[arg-type]
+    srgb = np.asarray(linear_to_srgb(np.clip(out * exposure, 0.0, None)), dtype=np.float64)  # float64 in and out
+    return KnownColorImage(_noisy8(srgb, 1.5, rng), mask, _rgb3(rgb))
 
 
 # --- the families' samples and images ----------------------------------------------------------
@@ -489,7 +496,7 @@ def _recolored(index: int, rgb: Sequence[int], size: int) -> KnownColorImage:
     h, w = (painted.shape[0] // f) * f, (painted.shape[1] // f) * f
     small = painted[:h, :w].reshape(h // f, f, w // f, f, 3).mean(axis=(1, 3))
     cover = m[:h, :w].reshape(h // f, f, w // f, f).mean(axis=(1, 3))
-    return KnownColorImage(linear_to_srgb8(small), cover >= 0.5, tuple(int(v) for v in rgb))  # type: ignore[arg-type]
+    return KnownColorImage(linear_to_srgb8(small), cover >= 0.5, _rgb3(rgb))
 
 
 def _grey_world(img: NDArray[np.uint8], truth: Sequence[int]) -> tuple[NDArray[np.uint8], tuple[int, int, int]]:
@@ -532,9 +539,9 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
 
 @functools.lru_cache(maxsize=4096)
 def _mitsuba_image(
-    obj: str, rgb: tuple[int, ...], lighting: str, background: str, size: int, spp: int, seed: int
+    obj: str, rgb: tuple[int, int, int], lighting: str, background: str, size: int, spp: int, seed: int
 ) -> KnownColorImage:
     from huebench.benchmarks.gencolor.render import RenderSpec, render
 
-    img, mask = render(RenderSpec(obj, rgb, lighting, background, size, spp, seed=seed))  # type: ignore[arg-type]
-    return KnownColorImage(img, mask, rgb)  # type: ignore[arg-type]
+    img, mask = render(RenderSpec(obj, rgb, lighting, background, size, spp, seed=seed))
+    return KnownColorImage(img, mask, rgb)

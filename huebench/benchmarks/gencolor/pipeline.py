@@ -209,10 +209,10 @@ def judge_objects(
         if p_yes is not None and role != "context":
             entry["p_yes"] = round(p_yes[obj["name"]], 4)
             entry["present"] = p_yes[obj["name"]] >= PRESENCE_THRESHOLD
-        if entry.get("present") is False:
-            entry["reason"] = f"VQA: no {obj['name']} in the image (P(yes) {p_yes[obj['name']]:.2f})"  # type: ignore[index]
-            out.append(entry)
-            continue
+            if entry["present"] is False:
+                entry["reason"] = f"VQA: no {obj['name']} in the image (P(yes) {p_yes[obj['name']]:.2f})"
+                out.append(entry)
+                continue
         # the offline segmentation finds the one foreground object: the target, never the context
         om = masker.mask(image, prompt["id"], index, obj, single=single and role != "context")
         if role == "context" and om.source == "none":

@@ -174,7 +174,7 @@ def _full_suite(seed: int) -> list[dict[str, Any]]:
     rgb_order = [int(i) for i in rng.permutation(len(templates["numeric-rgb"]))]
     coa_order = [int(i) for i in rng.permutation(len(templates["contextual"]))]
     ica_order = [int(i) for i in rng.permutation(len(templates["implicit"]))]
-    use = defaultdict(int)  # round-robin position per template list
+    use: defaultdict[str, int] = defaultdict(int)  # round-robin position per template list
 
     def next_template(kind: str, order: Sequence[int]) -> int:
         i = order[use[kind] % len(order)]

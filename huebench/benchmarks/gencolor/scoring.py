@@ -105,7 +105,7 @@ LIT_WINDOW: tuple[float, float] | None = (0.85, 0.99)
 #: of saturation); None: no specular step (the paper). The name is the one config.json records.
 #: Other steps (other quantiles, the floor alone, the "top" and "mode" pixel selections) and the
 #: in-mask smoothing are study variants: ``perf/scorer_study.py`` (``StudyScorer``)
-SPECULAR: str | None = "dichromatic+envelope90"
+SPECULAR: str = "dichromatic+envelope90"
 #: the diffuse line's saturation: this quantile of the pixels' saturations (the least specular
 #: ones); 0.75 / 0.95 are in docs/gencolor.md's tables
 DIFFUSE_QUANTILE = 0.9
@@ -335,9 +335,10 @@ class ColorScorer:
         # the bound counts from the pixels with the modelled reflection (the veil) removed: what the
         # steps after it infer beyond those pixels is invention, and it is held to the bound
         over = float(np.hypot(dom_lab[1], dom_lab[2])) - bound_p99
-        cut = self.max_chroma_excess is not None and over > self.max_chroma_excess
-        if cut:  # keep the hue and lightness, bring the chroma back within the bound
-            dom_lab[1:] *= (bound_p99 + self.max_chroma_excess) / float(np.hypot(dom_lab[1], dom_lab[2]))
+        limit = self.max_chroma_excess
+        cut = limit is not None and over > limit
+        if limit is not None and cut:  # keep the hue and lightness, bring the chroma back within the bound
+            dom_lab[1:] *= (bound_p99 + limit) / float(np.hypot(dom_lab[1], dom_lab[2]))
             excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
         labs = np.array([np.asarray(c.lab, dtype=np.float64) for c in cands])
         de = delta_e(labs, dom_lab[None, :])
