@@ -215,8 +215,13 @@ class Benchmark(ABC):
         """Options after defaults, as stored in ``config.json``."""
         return dict(self.options)
 
-    def check_model(self, model: Model) -> Capability:
-        """The capability this run will use (the first one offered, in the benchmark's order)."""
+    def check_model(self, model: Model) -> Capability | None:
+        """The capability this run will use (the first one offered, in the benchmark's order); an
+        override returns None where the run needs none of the model (a scorer-only diagnostic)."""
+        return self._first_capability(model)
+
+    def _first_capability(self, model: Model) -> Capability:
+        """The first of :attr:`capabilities` the model offers, else the model's one-line error."""
         for cap in self.capabilities:
             if model.supports(cap):
                 return cap

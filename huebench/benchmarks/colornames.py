@@ -53,7 +53,7 @@ class ColorNames(Benchmark):
             raise HuebenchError(f"colornames: variants must be 1 to {MAX_VARIANTS}, got {variants}")
 
     def samples(self) -> list[Sample]:
-        out = []
+        out: list[Sample] = []
         basic = load_system("basic")
         for term in basic_terms():
             lch = basic.get(term).lch

@@ -208,7 +208,8 @@ class OutputCache:
             return int(self._conn.execute("SELECT COUNT(*) FROM outputs").fetchone()[0])
 
     def count(self, fingerprint: str | None = None, capability: str | None = None) -> int:
-        sql, args = "SELECT COUNT(*) FROM outputs WHERE 1=1", []
+        sql = "SELECT COUNT(*) FROM outputs WHERE 1=1"
+        args: list[str] = []
         if fingerprint is not None:
             sql, args = sql + " AND fingerprint = ?", [*args, fingerprint]
         if capability is not None:

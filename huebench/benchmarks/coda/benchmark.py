@@ -82,7 +82,7 @@ class Coda(Benchmark):
 
     def objects(self) -> dict[str, CodaObject]:
         if self._objects is None:
-            objs = load_dataset(self.dataset)  # type: ignore[arg-type]
+            objs = load_dataset(self.dataset)
             self._objects = {o.class_id: o for o in objs if self.split == "all" or o.split == self.split}
         return self._objects
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from huebench.benchmarks.coda.dataset import CodaObject
 from huebench.benchmarks.coda.metrics import COLORS
 from huebench.io import atomic_write_text
 from huebench.nlp import load_spacy
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 __all__ = ["count_dependency", "count_ngrams", "write_counts"]
 
@@ -64,11 +68,11 @@ def count_ngrams(texts: Iterable[str], objects: Sequence[CodaObject]) -> dict[st
     return {o.class_id: (float(obj_counts[k]), col_counts[k]) for k, o in enumerate(objects)}
 
 
-def _colors_of(token) -> set[str]:  # type: ignore[no-untyped-def]
+def _colors_of(token: Token) -> set[str]:
     """Colours modifying a noun token through the parse."""
     found: set[str] = set()
 
-    def add(tok) -> None:  # type: ignore[no-untyped-def]
+    def add(tok: Token) -> None:
         c = _COLOR_WORD.get(tok.lower_)
         if c:
             found.add(c)

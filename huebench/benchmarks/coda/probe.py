@@ -122,7 +122,7 @@ class CodaProbe(Benchmark):
 
     def objects(self) -> dict[str, CodaObject]:
         if self._objects is None:
-            self._objects = {o.class_id: o for o in load_dataset(self.dataset)}  # type: ignore[arg-type]
+            self._objects = {o.class_id: o for o in load_dataset(self.dataset)}
         return self._objects
 
     def samples(self) -> list[Sample]:

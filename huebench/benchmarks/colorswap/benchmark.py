@@ -27,7 +27,7 @@ from huebench.benchmarks.colorswap.scoring import (
 )
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
-from huebench.models.requests import Answers, Generation, ImageTextScores, MatchProbability
+from huebench.models.requests import Answers, Generation, ImageTextScores, MatchProbability, Part
 
 __all__ = ["ColorSwap"]
 
@@ -78,11 +78,11 @@ class ColorSwap(Benchmark):
         if self.head == "contrastive":
             model.require(Capability.IMAGE_TEXT_SCORE)
             return Capability.IMAGE_TEXT_SCORE
-        return super().check_model(model)
+        return self._first_capability(model)
 
     def examples(self) -> dict[str, WinoExample]:
         if self._examples is None:
-            base = load_examples(self.data, split=self.split)  # type: ignore[arg-type]
+            base = load_examples(self.data, split=self.split)
             if self.control == "random-pairs":
                 base = self._random_pairs(base)
             self._examples = {e.id: e for e in base}
@@ -204,6 +204,7 @@ class ColorSwap(Benchmark):
             qs = self._queries(e)
             per_ex.append((e, qs))
             for q in qs:
+                parts: tuple[Part, ...]  # one image and the question, or two images and the caption
                 if q["query"] == "text":
                     prompt = TEXT_PROMPT.format(caption_1=q["options"][0], caption_2=q["options"][1])
                     parts = (np.asarray(imgs[q["subject"]]), prompt)

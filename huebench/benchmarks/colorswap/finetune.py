@@ -80,14 +80,20 @@ def finetune(cfg: FinetuneConfig, *, extra_eval: list[str] | None = None, progre
         raise HuebenchError(f"fine-tuning needs a transformers checkpoint (hf:…), got {spec}")
     path = spec[3:]
     family = _family(path)
-    hp = {k: (getattr(cfg, k) if getattr(cfg, k) is not None else v) for k, v in DEFAULTS[family].items()}
+    # the config's value, else the family's default (epochs and batch_size are ints, lr and weight_decay floats)
+    hp: dict[str, Any] = {
+        k: (getattr(cfg, k) if getattr(cfg, k) is not None else v) for k, v in DEFAULTS[family].items()
+    }
     train = load_examples(cfg.data, split=cfg.train_split)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(cfg.seed)
     processor = transformers.AutoProcessor.from_pretrained(path)
-    model_cls = transformers.CLIPModel if family == "clip" else transformers.BlipForImageTextRetrieval
-    model = model_cls.from_pretrained(path, trust_remote_code=False).to(cfg.device)
+    model_cls: type[transformers.PreTrainedModel] = (
+        transformers.CLIPModel if family == "clip" else transformers.BlipForImageTextRetrieval
+    )
+    model = model_cls.from_pretrained(path, trust_remote_code=False)
+    model = model.to(cfg.device)  # type: ignore[arg-type]  # transformers' @wraps'd .to: typeshed's _Wrapped binds no self
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=hp["lr"], weight_decay=hp["weight_decay"])
     steps_per_epoch = math.ceil(len(train) / hp["batch_size"])

@@ -219,7 +219,7 @@ class GenColorBench(_Prompts):
         self._scorers: dict[str, Any] = {}
         self.scorer("css3")  # an unknown scorer or rule is a usage error before any work
 
-    def check_model(self, model: Model) -> Capability | None:  # type: ignore[override]
+    def check_model(self, model: Model) -> Capability | None:
         # scoring needs no model; a text-to-image model also fills in the missing images
         return Capability.TEXT_TO_IMAGE if model.supports(Capability.TEXT_TO_IMAGE) else None
 

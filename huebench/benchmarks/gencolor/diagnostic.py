@@ -105,7 +105,7 @@ class Diagnostic(Benchmark):
         # every setting of both scorers, with the scorer's version: --resume refuses another scorer
         return {**self.options, "scorer_config": {n: sc.config() for n, sc in self.scorers.items()}}
 
-    def check_model(self, model: Model) -> Capability | None:  # type: ignore[override]
+    def check_model(self, model: Model) -> Capability | None:
         # the scorer needs no model; a VLM, when given, also answers the VLM-as-judge questions
         return Capability.VLM if model.supports(Capability.VLM) else None
 
@@ -178,7 +178,7 @@ class Diagnostic(Benchmark):
         """Any family's image, exact mask and truth (the colour a flat lit patch shows)."""
         if sample.inputs["family"] == "mitsuba":
             img, mask = self.render_sample(sample)
-            return KnownColorImage(img, mask, tuple(sample.inputs["rgb"]))  # type: ignore[arg-type]
+            return KnownColorImage(img, mask, tuple(sample.inputs["rgb"]))
         return make_image(sample.inputs, size=self.size, spp=self.spp, seed=self.seed)
 
     def target_of(self, sample: Sample, truth: tuple[int, int, int]) -> str:
@@ -376,7 +376,7 @@ class Diagnostic(Benchmark):
         if "vlm" in m:
             v = m["vlm"]
             cols = ["model", "overall", *[k for k in ("open-ended", "mcq", "binary") if k in v], *v["per_question"]]
-            row = [
+            vlm_row = [
                 results["model"],
                 fmt_num(v["overall"], 2),
                 *[fmt_num(v[k], 2) for k in ("open-ended", "mcq", "binary") if k in v],
@@ -385,7 +385,7 @@ class Diagnostic(Benchmark):
             vlm_sections.append(
                 Section(
                     "VLM as judge (Table 10 shape)",
-                    table={"columns": cols, "rows": [row]},
+                    table={"columns": cols, "rows": [vlm_row]},
                     note="verification questions are asked with the true and with a far value: always answering yes scores 50 %",
                 )
             )

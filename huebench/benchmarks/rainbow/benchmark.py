@@ -147,7 +147,7 @@ class Rainbow(_RainbowBase):
         self.images_root, self.vlm_mode, self.rgb = images, vlm, rgb
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
-        cap = self.check_model(model)
+        cap = self._first_capability(model)  # what check_model gives: Rainbow does not override it
         groups = self.groups()
         plans = []
         reqs: list[Request] = []
@@ -193,7 +193,7 @@ class Rainbow(_RainbowBase):
             probe_recs = []
             for p in ps:
                 sm, sf = scores[p["text"]], scores[p["foil"]]
-                rec_p = {
+                rec_p: dict[str, Any] = {
                     k: p.get(k) for k in ("id", "kind", "original_color", "foil_color", "relation", "mention_index")
                 }
                 if cap is Capability.IMAGE_TEXT_SCORE:
@@ -248,25 +248,28 @@ class Rainbow(_RainbowBase):
                 sub = [p for p in rows if src == "all" or p["source"] == src]
                 if not sub:
                     continue
-                entry = {"n": len(sub), "score": float(np.mean([p[key] for p in sub]))} if ranking else _rates(sub)
+                entry: dict[str, Any] = (
+                    {"n": len(sub), "score": float(np.mean([p[key] for p in sub]))} if ranking else _rates(sub)
+                )
                 entry["by_pair"] = _pair_table(sub, key)
                 table[src] = entry
             out[kind] = table
         if self.rgb and not ranking:
-            out["rgb_hues"] = self._rgb_analysis(probes)
+            out["rgb_hues"] = self._rgb_analysis(probes, self.rgb)
         return out
 
-    def _rgb_analysis(self, probes: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """Figure 11: average colour of mentions whose adjacent-colour foil was accepted vs rejected."""
-        from huebench.color import lab_to_srgb, parse, srgb_to_lab
+    def _rgb_analysis(self, probes: Sequence[dict[str, Any]], rgb_table: str) -> dict[str, Any]:
+        """Figure 11: average colour of mentions whose adjacent-colour foil was accepted vs rejected
+        (the mentions' colours: ``rgb_table``, the ``rgb`` option)."""
+        from huebench.color import Color, lab_to_srgb, parse, srgb_to_lab
         from huebench.io import read_table
 
-        hexes = {}
-        for line, row in read_table(self.rgb, required=("caption_id", "mention_index", "hex")):
+        hexes: dict[tuple[str, int | None], Color] = {}  # looked up with a probe's mention_index, maybe None
+        for line, row in read_table(rgb_table, required=("caption_id", "mention_index", "hex")):
             try:
                 hexes[(row["caption_id"], int(row["mention_index"]))] = parse(row["hex"])
             except Exception as exc:
-                raise InputFileError(f"{self.rgb}:{line}: {exc}") from None
+                raise InputFileError(f"{rgb_table}:{line}: {exc}") from None
         cells: dict[str, dict[str, list[np.ndarray]]] = defaultdict(lambda: {"accepted": [], "rejected": []})
         for p in probes:
             c = hexes.get((p["caption_id"], p.get("mention_index")))
@@ -275,7 +278,7 @@ class Rainbow(_RainbowBase):
             cells[f"{p['original_color']}→{p['foil_color']}"]["rejected" if p["foil_rejected"] else "accepted"].append(
                 srgb_to_lab(np.array(c.srgb))
             )
-        out = {}
+        out: dict[str, dict[str, Any]] = {}
         for pair, d in sorted(cells.items()):
             out[pair] = {}
             for k, labs in d.items():
@@ -376,7 +379,8 @@ class RainbowBaseline(_RainbowBase):
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         self.check_model(model)
         groups = self.groups()
-        plans, reqs = [], []
+        plans: list[tuple[Sample, list[dict[str, Any]], list[str], int]] = []
+        reqs: list[Request] = []
         for s in samples:
             ps = groups[s.id]
             texts = list(dict.fromkeys([ps[0]["text"], *(p["foil"] for p in ps)]))

@@ -95,7 +95,8 @@ def _fix_article(before: str, color: str) -> tuple[str, bool]:
 
 def _render(text: str, mentions: Sequence[Mention], colors: Sequence[str]) -> tuple[str, int]:
     """``text`` with each mention's word set to ``colors[i]`` (case kept) and articles agreed."""
-    out, pos, fixes = [], 0, 0
+    out: list[str] = []
+    pos, fixes = 0, 0
     for m, c in zip(mentions, colors, strict=True):
         before = text[pos : m.start]
         before, changed = _fix_article("".join(out) + before, c)

@@ -30,7 +30,8 @@ SOURCES = ("flickr30k", "coco", "aro", "vl-checklist", "eqben")
 
 def load_captions(path: str | Path) -> list[Caption]:
     """Generic JSONL/CSV captions: ``id``, ``image``, ``caption``, optional ``source``."""
-    out, seen = [], {}
+    out: list[Caption] = []
+    seen: dict[str, int] = {}  # id → the line it was first on
     for line, r in read_records(path, required=("id", "image", "caption")):
         cid = str(r["id"])
         if cid in seen:
