@@ -219,7 +219,10 @@ def concat_horizontal(
     if not images:
         raise ValueError("no images to concatenate")
     h = max(im.height for im in images)
-    scaled = [im if im.height == h else im.resize((round(im.width * h / im.height), h), Image.BICUBIC) for im in images]
+    scaled = [
+        im if im.height == h else im.resize((round(im.width * h / im.height), h), Image.Resampling.BICUBIC)
+        for im in images
+    ]
     w = sum(im.width for im in scaled) + gap * (len(scaled) - 1)
     canvas = Image.new("RGB", (w, h), background)
     x = 0

@@ -254,7 +254,8 @@ class ApiVLM(Model):
         return urllib.parse.urlunsplit(parts._replace(path=parts.path + path))
 
     def _redirect_error(self, exc: urllib.error.HTTPError, url: str) -> ApiError:
-        location = (exc.headers or {}).get("Location") or (exc.headers or {}).get("URI")
+        headers = exc.headers  # None when the error was made without headers
+        location = (headers.get("Location") or headers.get("URI")) if headers is not None else None
         target = _origin(urllib.parse.urljoin(url, location)) if location else "nowhere (no Location header)"
         return ApiError(
             f"{self.spec}: HTTP {exc.code} redirect from {self._origin} to {target} not followed (not retried): "

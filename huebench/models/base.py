@@ -308,8 +308,8 @@ class Model:
         self.require(Capability.DETECTION)
         raise NotImplementedError
 
-    def segment(self, image: Any, boxes: Sequence[tuple[float, float, float, float]]) -> list[np.ndarray]:
-        """A boolean mask (H×W) per box."""
+    def segment(self, image: Any, boxes: Sequence[Sequence[float]]) -> list[np.ndarray]:
+        """A boolean mask (H×W) per box (x0, y0, x1, y1; a tuple or a list)."""
         self.require(Capability.SEGMENTATION)
         raise NotImplementedError
 

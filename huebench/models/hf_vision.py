@@ -229,7 +229,8 @@ class HFVisionLanguage(_Processed):
         if len(images) > 1 and not self.native_multi_image:
             # one side-by-side image where the first image marker was; later markers dropped
             images = [concat_horizontal(images)]
-            parts, seen = [], False
+            parts: list[str | None] = []  # text, or None where an image goes
+            seen = False
             for p in query.parts:
                 if isinstance(p, str):
                     parts.append(p)
@@ -387,7 +388,7 @@ class HFSegmenter(_Processed):
         self._load_processor()
         self.model = self._from_pretrained(transformers.SamModel)
 
-    def segment(self, image: Any, boxes: Sequence[tuple[float, float, float, float]]) -> list[np.ndarray]:
+    def segment(self, image: Any, boxes: Sequence[Sequence[float]]) -> list[np.ndarray]:
         import torch
 
         image = to_rgb(image)

@@ -347,7 +347,8 @@ def _evaluate_all(
     records_path = run_dir / "records.jsonl"
     ids = [s.id for s in samples]
     cache = OutputCache(None if opts.no_cache else (opts.cache or default_cache_path()))
-    totals = {"hits": 0, "calls": 0, "batch_sizes": set(), "oom_backoffs": 0}
+    totals = {"hits": 0, "calls": 0, "oom_backoffs": 0}
+    batch_sizes: set[int] = set()  # every batch size the model ran at (halved on out-of-memory)
     started = time.perf_counter()
     failed = 0
     with JsonlAppender(records_path) as out, _progress(opts.progress, len(samples)) as bar:
@@ -385,7 +386,7 @@ def _evaluate_all(
         for recs, st in executor.map(chunks):
             totals["hits"] += st["hits"]
             totals["calls"] += st["calls"]
-            totals["batch_sizes"].update(st["batch_sizes"])
+            batch_sizes.update(st["batch_sizes"])
             totals["oom_backoffs"] += st["oom_backoffs"]
             failed += sum(1 for r in recs if r.get("status") != "ok")
             for r in recs:  # which inputs a record answered: --resume refuses records of other inputs
@@ -416,7 +417,7 @@ def _evaluate_all(
         },
         "batch": {
             "requested": opts.batch_size,
-            "used": sorted(totals["batch_sizes"]),
+            "used": sorted(batch_sizes),
             "oom_backoffs": totals["oom_backoffs"],
         },
         "failed": result.results.get("n_failed", 0),
