@@ -85,7 +85,7 @@ def _bytes_to_unicode() -> list[str]:
 
 # initializer_range 0.2 (instead of 0.02) makes the random models react to context, so tests
 # can tell a right implementation from one that ignores context.
-_TEXT = {
+_TEXT: dict[str, Any] = {
     "hidden_size": 32,
     "num_hidden_layers": 2,
     "num_attention_heads": 2,
@@ -285,7 +285,7 @@ def _grounding_dino(out: Path, seed: int) -> None:
 
     tok = _wordpiece(out)
     _seed(seed)
-    cfg = tf.GroundingDinoConfig(
+    cfg = tf.GroundingDinoConfig(  # type: ignore[call-arg]  # the *_backbone flags: 4.x parameters, 5.x takes them as extra kwargs
         backbone_config={
             "model_type": "swin",
             "embed_dim": 16,
@@ -410,7 +410,7 @@ def _stable_diffusion(out: Path, seed: int) -> None:
         feature_extractor=None,
         requires_safety_checker=False,
     )
-    pipe.save_pretrained(out)
+    pipe.save_pretrained(out)  # type: ignore[attr-defined]  # diffusers' __init__ types the pipeline as its no-torch dummy
 
 
 FAMILIES: dict[str, Callable[[Path, int], None]] = {
