@@ -151,16 +151,16 @@ class RayExecutor:
         actor_cls = ray.remote(num_gpus=1 if self.gpu else 0, num_cpus=1)(_Worker)
         threads = _torch_threads()
         actors = [actor_cls.remote(*self.worker_args, threads) for _ in range(min(self.n_workers, max(len(chunks), 1)))]
-        pending: dict[Any, int] = {}
+        pending: dict[Any, tuple[int, Any]] = {}  # a result's ObjectRef → (chunk index, the actor computing it)
         queue = list(range(len(chunks)))
         idle = list(actors)
         while queue or pending:
             while queue and idle:
                 actor = idle.pop()
                 k = queue.pop(0)
-                pending[actor.evaluate.remote([s.id for s in chunks[k]])] = (k, actor)  # type: ignore[assignment]
+                pending[actor.evaluate.remote([s.id for s in chunks[k]])] = (k, actor)
             done, _ = ray.wait(list(pending), num_returns=1)
-            k, actor = pending.pop(done[0])  # type: ignore[misc]
+            k, actor = pending.pop(done[0])
             idle.append(actor)
             yield ray.get(done[0])
         for a in actors:
