@@ -17,6 +17,18 @@ from huebench.testing.data import make_colorswap_dataset
 pytestmark = pytest.mark.robustness
 
 
+def _few_names():
+    from huebench.benchmarks.colornames import ColorNames
+
+    class FewNames(ColorNames):
+        """A plugin's subclass of a built-in benchmark (registered by name in a test below)."""
+
+    return FewNames
+
+
+FewNames = _few_names()
+
+
 @pytest.fixture
 def cli(monkeypatch, capsys):
     """Run ``huebench ARGS`` in this process through the console entry point; (status, stdout, stderr)."""
@@ -260,8 +272,10 @@ def test_internal_errors_say_so_and_debug_shows_the_traceback(tmp_path, monkeypa
         "argv",
         ["huebench", "--debug", "run", "colornames", "-m", "reference:random", "--out", str(tmp_path / "b")],
     )
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(SystemExit) as stop:
         main()
+    err = capsys.readouterr().err
+    assert stop.value.code == 3 and "Traceback" in err and "ZeroDivisionError: oops" in err
 
 
 def test_resume_removes_temporaries_left_by_a_kill(tmp_path):
@@ -463,3 +477,72 @@ def test_options_given_twice_or_in_conflict_are_refused(cli, tmp_path, args, mes
     code, _, err = cli("run", "colornames", "-m", "reference:random", *args, "--out", out, "--no-progress")
     assert code == 2 and message in _one_line_error(err)
     assert not out.exists()
+
+
+# ------------------------------------------------------------ found by a review of the change
+def test_option_values_from_the_command_line_keep_their_text_and_types():
+    from huebench.benchmarks.base import get_benchmark
+    from huebench.errors import HuebenchError
+
+    coda = get_benchmark("coda")
+    assert coda.check_options({"dataset": "1.10"}) == {"dataset": "1.10"}  # text stays text
+    bench = get_benchmark("gencolorbench")
+    assert bench.check_options({"tasks": "cna, coa", "steps": "null"}) == {"tasks": ["cna", "coa"], "steps": None}
+    assert bench.check_options({"systems": '["css3"]'}) == {"systems": ["css3"]}
+    for bad in ("NaN", "inf", float("nan")):
+        with pytest.raises(HuebenchError, match="'epsilon' expects a number"):
+            get_benchmark("coda-probe").check_options({"epsilon": bad})
+
+
+def test_a_plugin_subclass_of_a_built_in_registers_under_its_own_name():
+    from huebench.benchmarks import base
+    from huebench.benchmarks.colornames import ColorNames
+
+    try:
+        base.register("fewnames-test", "tests.test_robustness_runs:FewNames")
+        assert base.get_benchmark("fewnames-test") is FewNames and FewNames.name == "fewnames-test"
+        assert ColorNames.name == "colornames"
+    finally:
+        base._TARGETS.pop("fewnames-test", None)
+        base._CLASSES.pop("fewnames-test", None)
+
+
+def test_the_lock_is_held_by_one_process_even_when_its_file_is_replaced(tmp_path):
+    import fcntl
+
+    from huebench.errors import HuebenchError
+
+    first = RunLock(tmp_path).acquire()
+    stale = os.open(tmp_path / "run.lock", os.O_RDWR)  # a second process opened the file...
+    first.release()  # ...which its owner then removed
+    fcntl.flock(stale, fcntl.LOCK_EX | fcntl.LOCK_NB)  # that process locks the removed file
+    third = RunLock(tmp_path).acquire()  # a new lock file: the lock is the third's alone
+    with pytest.raises(HuebenchError, match="another huebench process is running"):
+        RunLock(tmp_path).acquire()
+    third.release()
+    os.close(stale)
+
+
+def test_a_failed_start_removes_the_folders_it_made(cli, tmp_path):
+    out = tmp_path / "nest" / "a" / "b"
+    code, _, _ = cli("run", "colornames", "-m", "hf:/nonexistent/model", "--out", out, "--no-progress")
+    assert code == 2 and not (tmp_path / "nest").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c: c.update(model="x"), "config.json: model is 'x'"),
+        (lambda c: c.update(inputs=[1]), "config.json: inputs is [1]"),
+        (lambda c: c["model"].pop("fingerprint"), "config.json: model lacks its spec or fingerprint"),
+    ],
+)
+def test_config_values_of_the_wrong_shape_are_one_line(cli, tmp_path, edit, message):
+    out = tmp_path / "run"
+    _run(out)
+    config = json.loads((out / "config.json").read_text())
+    edit(config)
+    (out / "config.json").write_text(json.dumps(config))
+    for args in (("rescore", out), ("run", "colornames", "-m", "reference:random", "--out", out, "--resume")):
+        code, _, err = cli(*args)
+        assert code == 2 and message in _one_line_error(err), args

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
+import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
@@ -69,6 +71,8 @@ class OptionSpec:
 
     def coerce(self, value: Any, benchmark: str) -> Any:
         """``value`` as this option's type, or a one-line error saying what was expected."""
+        if isinstance(value, str) and value.strip().lower() in ("null", "none") and self.kind != "str":
+            value = None  # from the command line, where every value comes as text
         if value is None:
             if self.nullable or self.default is None:
                 return None
@@ -98,19 +102,34 @@ class OptionSpec:
             if isinstance(value, bool):
                 raise self._bad(value, benchmark)
             try:
-                return float(value)
+                number = float(value)
             except (TypeError, ValueError):
                 raise self._bad(value, benchmark) from None
+            if not math.isfinite(number):  # NaN and infinity are not settings (and not JSON)
+                raise self._bad(value, benchmark)
+            return number
         if kind == "str":
             if isinstance(value, (dict, list)):
                 raise self._bad(value, benchmark)
             return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
         if kind == "list":
             if isinstance(value, str):
-                return value
+                text = value.strip()
+                if text.startswith("["):  # a JSON list, as -o tasks='["cna","coa"]'
+                    try:
+                        value = json.loads(text)
+                    except json.JSONDecodeError:
+                        raise self._bad(value, benchmark) from None
+                else:
+                    return [v.strip() for v in text.split(",") if v.strip()]
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 return value
             raise self._bad(value, benchmark)
+        if kind == "any" and isinstance(value, str):
+            try:
+                return json.loads(value)  # a structured value given as text on the command line
+            except json.JSONDecodeError:
+                return value
         return value
 
     def _bad(self, value: Any, benchmark: str) -> HuebenchError:
@@ -173,7 +192,7 @@ class Benchmark(ABC):
             for p in inspect.signature(vars(klass)["__init__"]).parameters.values():
                 if p.name in ("self", "seed") or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or p.name in specs:
                     continue
-                annotation = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
+                annotation = p.annotation if isinstance(p.annotation, str) else inspect.formatannotation(p.annotation)
                 default = None if p.default is p.empty else p.default
                 kind, nullable = _option_kind(annotation if p.annotation is not p.empty else "", default)
                 specs[p.name] = OptionSpec(p.name, kind, nullable, default, annotation)
@@ -379,9 +398,10 @@ def _import_target(key: str, target: str, origin: str) -> type[Benchmark]:
 def _adopt(key: str, obj: Any, origin: str) -> type[Benchmark]:
     if not (isinstance(obj, type) and issubclass(obj, Benchmark)):
         raise HuebenchError(f"benchmark {key!r}: {origin} is {obj!r}, not a huebench Benchmark subclass")
-    if not obj.name:
+    own_name = vars(obj).get("name")  # a subclass of a built-in inherits its name: that is not its own
+    if not own_name:
         obj.name = key
-    elif obj.name != key:
+    elif own_name != key:
         raise HuebenchError(f"benchmark {key!r}: {origin} is {obj.__qualname__}, whose name is {obj.name!r}")
     _CLASSES.setdefault(key, obj)
     return obj

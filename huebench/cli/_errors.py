@@ -18,6 +18,14 @@ from huebench.errors import HuebenchError
 DEBUG = False
 
 
+def _trace() -> None:
+    """With ``--debug``: the traceback first (the one-line message and the exit status stay)."""
+    if DEBUG:
+        import traceback
+
+        traceback.print_exc()
+
+
 def _say(message: str) -> None:
     from rich.markup import escape
 
@@ -41,8 +49,7 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
     except (typer.Abort, KeyboardInterrupt):
         status = 130
     except click_exceptions.ClickException as exc:  # usage: unknown option, bad value, missing argument
-        if DEBUG:
-            raise
+        _trace()
         if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help is the answer
             exc.show()
             sys.exit(exc.exit_code)
@@ -53,20 +60,17 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
     except SystemExit:
         raise
     except HuebenchError as exc:
-        if DEBUG:
-            raise
+        _trace()
         _say(str(exc))
         sys.exit(2)
     except OSError as exc:  # the system refused a file: no space, no permission, not found
-        if DEBUG:
-            raise
+        _trace()
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         hint = " (free some space, then continue with --resume)" if exc.errno == 28 else ""
         _say(f"{where}{exc.strerror or exc}{hint}")
         sys.exit(2)
     except Exception as exc:
-        if DEBUG:
-            raise
+        _trace()
         _say(
             f"internal error: {type(exc).__name__}: {exc} — this is a huebench bug; rerun with --debug "
             "for the traceback and report it"

@@ -26,10 +26,7 @@ def _parse_options(pairs: list[str]) -> dict[str, object]:
         name = key.replace("-", "_")
         if name in out:
             raise typer.BadParameter(f"benchmark option {key!r} is given twice; give it once")
-        try:
-            out[name] = json.loads(value)
-        except json.JSONDecodeError:
-            out[name] = value
+        out[name] = value  # as typed: the benchmark's declared option type converts it (1.10 stays "1.10")
     return out
 
 
@@ -55,6 +52,8 @@ def _extra_options(args: list[str]) -> dict[str, object]:
             raise typer.BadParameter(
                 f"unexpected argument {arg!r}; benchmark options look like --name VALUE or -o name=VALUE"
             )
+        if arg == "--debug":
+            raise typer.BadParameter("--debug goes before the command: `huebench --debug run …`")
         key, sep, value = arg[2:].partition("=")
         if not sep:
             if i + 1 >= len(args) or args[i + 1].startswith("--"):

@@ -98,18 +98,28 @@ class Request:
 @dataclass(frozen=True, eq=False)
 class ImageTextScores(Request):
     """Contrastive scores of ``images`` against ``texts`` (``model.score``): an images × texts matrix.
-    Consecutive one-image requests with the same texts share one call (a batch of images)."""
+
+    ``batch_images``: consecutive one-image requests with the same texts may share one call (a batch
+    of images). It is not part of the key (the scores are the same up to float rounding), and it is
+    off by default so that a benchmark's scores never depend on which requests shared a chunk."""
 
     images: tuple[np.ndarray, ...]
     texts: tuple[str, ...]
+    batch_images: bool = False
     capability: ClassVar[Capability] = Capability.IMAGE_TEXT_SCORE
     kind: ClassVar[str] = "image-text-score"
 
+    def payload(self) -> dict[str, Any]:
+        return {"images": self.images, "texts": self.texts}
+
     @classmethod
     def compute(cls, model: Model, requests: Sequence[ImageTextScores]) -> list[Any]:
+        def group(r: ImageTextScores) -> Any:
+            return r.texts if r.batch_images and len(r.images) == 1 else id(r)
+
         out: list[Any] = []
-        for run in _runs(requests, lambda r: (len(r.images) == 1, r.texts if len(r.images) == 1 else id(r))):
-            if len(run[0].images) == 1:
+        for run in _runs(requests, group):
+            if run[0].batch_images and len(run[0].images) == 1:
                 matrix = np.asarray(model.score([_pil(r.images[0]) for r in run], list(run[0].texts)))
                 out.extend([row.tolist()] for row in matrix)
             else:

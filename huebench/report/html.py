@@ -142,7 +142,7 @@ def write_run_report(
         ("fingerprint", config["model"]["fingerprint"]),
         ("samples", f"{results['n']} scored, {results['n_failed']} failed"),
         ("seed", config["seed"]),
-        ("huebench", config["versions"].get("huebench", "")),
+        ("huebench", (config.get("versions") or {}).get("huebench", "")),
     ]
     if status is not None:
         meta.insert(0, ("run", status))

@@ -13,6 +13,7 @@ import fcntl
 import hashlib
 import json
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,23 @@ def read_config(run_dir: Path) -> dict[str, Any]:
     )
     if missing:
         raise RunFolderError(f"{path}: not a huebench run config (missing {', '.join(missing)}); start a new run")
+    shapes: dict[str, Any] = {
+        "benchmark": str,
+        "benchmark_options": dict,
+        "model": dict,
+        "inputs": (dict, type(None)),
+        "versions": (dict, type(None)),
+        "seed": (int, type(None)),
+    }
+    for key, kind in shapes.items():
+        if key in config and not isinstance(config[key], kind):
+            raise RunFolderError(
+                f"{path}: {key} is {config[key]!r:.60}, not what huebench wrote there: the file was edited or "
+                "damaged; restore it, or start a new run"
+            )
+    model = config["model"]
+    if not isinstance(model.get("spec"), str) or not isinstance(model.get("fingerprint"), str):
+        raise RunFolderError(f"{path}: model lacks its spec or fingerprint; restore the file, or start a new run")
     return config
 
 
@@ -93,24 +111,37 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> RunLock:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EAGAIN, errno.EACCES):
-                raise RunFolderError(
-                    f"{self.path.parent}: another huebench process is running in this folder; "
-                    "wait for it to finish, or choose another --out"
-                ) from None
-            raise
-        self._fd = fd
-        return self
+        # A reader's brief shared lock (is_locked) or a releasing run's unlink can race with us: retry
+        # for a moment, and make sure the file we locked is still the one at the path.
+        deadline = time.monotonic() + 2.0
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() > deadline:
+                    raise RunFolderError(
+                        f"{self.path.parent}: another huebench process is running in this folder; "
+                        "wait for it to finish, or choose another --out"
+                    ) from None
+                time.sleep(0.05)
+                continue
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self._fd = fd
+                return self
+            os.close(fd)  # we locked a file its owner had just removed: lock the one at the path
 
     def release(self, *, remove: bool = True) -> None:
         if self._fd is None:
             return
-        if remove:
+        if remove:  # while still holding the lock: acquire() checks that it locked the file at the path
             with contextlib.suppress(OSError):
                 self.path.unlink()
         fcntl.flock(self._fd, fcntl.LOCK_UN)

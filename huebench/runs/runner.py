@@ -228,11 +228,12 @@ def _check_run_options(opts: RunOptions) -> None:
     max_pixels()  # a bad HUEBENCH_MAX_PIXELS is a usage error now, not a failure of every sample
 
 
-def _prepare_folder(run_dir: Path) -> bool:
-    """Create ``run_dir`` if needed; returns whether it was created now."""
+def _prepare_folder(run_dir: Path) -> list[Path]:
+    """Create ``run_dir`` if needed; returns the folders created now, deepest first."""
     if run_dir.exists() and not run_dir.is_dir():
         raise HuebenchError(f"--out {run_dir} is a file, not a folder; choose a folder for the run")
     existed = run_dir.exists()
+    made = [p for p in [run_dir, *run_dir.parents] if not p.exists()]  # removed again if nothing is recorded
     run_files = {"config.json", "records.jsonl", LOCK_NAME, "results.json", "run.json", "report.html"}
     if existed and any(run_dir.iterdir()) and not any((run_dir / n).exists() for n in run_files):
         raise HuebenchError(
@@ -247,7 +248,7 @@ def _prepare_folder(run_dir: Path) -> bool:
         ) from None
     if not os.access(run_dir, os.W_OK | os.X_OK):
         raise HuebenchError(f"--out {run_dir}: the folder is not writable; choose a writable place")
-    return not existed
+    return made
 
 
 def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
@@ -312,8 +313,7 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             config = existing
         todo = [s for s in samples if previous.get(s.id, {}).get("status") != "ok"]
         evaluating = True
-        result, stats = _evaluate_all(opts, bench, model, config, samples, todo, hashes, run_dir)
-        stats["stale_temporaries_removed"] = removed
+        result, stats = _evaluate_all(opts, bench, model, config, samples, todo, hashes, run_dir, removed)
     except BaseException:
         if not (records_path.exists() and records_path.stat().st_size > 0):
             # nothing was recorded: leave no half-made run that would block the retry
@@ -323,9 +323,9 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             with contextlib.suppress(OSError):
                 records_path.unlink()
             lock.release()
-            if created:
+            for folder in created:  # deepest first; rmdir leaves a folder someone else filled meanwhile
                 with contextlib.suppress(OSError):
-                    run_dir.rmdir()
+                    folder.rmdir()
         else:  # the mark of an interrupted run stays if this one began evaluating or found one
             lock.release(remove=not (evaluating or was_interrupted))
         raise
@@ -343,6 +343,7 @@ def _evaluate_all(
     todo: list[Sample],
     hashes: dict[str, str],
     run_dir: Path,
+    stale_removed: list[str],
 ) -> tuple[RunResult, dict[str, Any]]:
     records_path = run_dir / "records.jsonl"
     ids = [s.id for s in samples]
@@ -368,7 +369,7 @@ def _evaluate_all(
         if opts.executor == "ray" and chunks:  # (nothing left to do: no cluster to start)
             executor = RayExecutor(
                 benchmark=bench.name,
-                bench_options=dict(bench.options),
+                bench_options={"seed": opts.seed, **bench.options},
                 model_spec=model.spec,
                 model_options={
                     "device": opts.device,
@@ -421,6 +422,7 @@ def _evaluate_all(
             "oom_backoffs": totals["oom_backoffs"],
         },
         "failed": result.results.get("n_failed", 0),
+        "stale_temporaries_removed": stale_removed,
     }
     atomic_write_json(run_dir / "run.json", stats)
     cache.close()
@@ -473,7 +475,7 @@ def _bench_from_config(run_dir: Path, config: dict[str, Any]) -> Benchmark:
     options = dict(config["benchmark_options"]) if isinstance(config["benchmark_options"], dict) else None
     if options is None:
         raise RunFolderError(f"{where}: benchmark_options is not an object; restore the file, or start a new run")
-    seed = options.pop("seed", 0)
+    seed = options.pop("seed", config.get("seed", 0))  # a benchmark may keep its seed to itself
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise RunFolderError(f"{where}: benchmark_options.seed is {seed!r}, not a whole number; restore the file")
     try:

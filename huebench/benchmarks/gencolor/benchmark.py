@@ -15,13 +15,14 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.gencolor.analysis import analyses, report_sections
-from huebench.benchmarks.gencolor.prompts import load_prompts
+from huebench.benchmarks.gencolor.prompts import BUILT_IN_SUITES, load_prompts
 from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, ColorScorer
 from huebench.benchmarks.gencolor.store import ImageStore, image_seed
 from huebench.errors import HuebenchError
@@ -91,6 +92,10 @@ class _Prompts(Benchmark):
             if (not self.tasks or r["task"] in self.tasks) and (not self.systems or r["system"] in self.systems)
         ]
         return {r["id"]: r for r in recs}
+
+    def input_paths(self) -> dict[str, Path]:
+        # "mini" and "full" name the built-in suites, never a file beside the working directory
+        return {k: v for k, v in super().input_paths().items() if not (k == "prompts" and str(v) in BUILT_IN_SUITES)}
 
     def _generator_info(self, model: Model) -> dict[str, Any]:
         return {"spec": model.spec, "fingerprint": model.fingerprint, "options": self.gen_options}

@@ -92,13 +92,15 @@ def diagnose(
 
     opts = RunOptions(
         benchmark="gencolor-diagnostic",
-        model="reference:none",
+        model=vlm or "reference:none",  # a VLM also answers the Appendix E questions
         out=out or Path("runs") / "gencolor-diagnostic" / system,
         limit=limit,
         seed=seed,
         resume=resume,
-        no_cache=True,
+        no_cache=vlm is None,  # the VLM's answers are worth caching; the scorer needs no cache
         executor=executor,
+        batch_size=batch_size,
+        device=device,
         benchmark_options={
             "system": system,
             "quick": quick,

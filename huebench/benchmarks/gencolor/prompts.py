@@ -322,6 +322,10 @@ def suite_counts(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
 REQUIRED_FIELDS = ("id", "task", "system", "prompt", "colors", "objects")
 
 
+#: the built-in suites, named instead of a prompt file (a folder of that name is not read)
+BUILT_IN_SUITES = ("full", "mini")
+
+
 def load_prompts(source: str | Any, *, seed: int = 0) -> list[dict[str, Any]]:
     """Prompt records from a JSONL file (``gencolor prompts`` output, or your own with the same
     fields), or the built-in ``full`` / ``mini`` suite. Errors name the file and line."""
@@ -330,7 +334,7 @@ def load_prompts(source: str | Any, *, seed: int = 0) -> list[dict[str, Any]]:
     from huebench.benchmarks.gencolor.store import check_prompt_id
     from huebench.io import InputFileError, read_jsonl
 
-    if str(source) in ("full", "mini"):
+    if str(source) in BUILT_IN_SUITES:
         return build_suite(str(source), seed=seed)
     path = Path(source)
     out: list[dict[str, Any]] = []
