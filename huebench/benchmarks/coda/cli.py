@@ -14,7 +14,7 @@ from huebench.report.html import fmt_num
 app = typer.Typer(
     no_args_is_help=True, help="CoDa: build the dataset, reporting bias, corpus counts, representation probes."
 )
-console = Console()
+console = Console(soft_wrap=True)  # long lines stay whole in logs and pipes
 
 
 @app.command("build")

@@ -23,7 +23,7 @@ SCORER_HELP = "huebench (default: lit surface, specular steps) or paper (PCA dom
 CANDIDATES_HELP = (
     "per-metric: each metric's minimum over the candidates (the paper); same: one candidate must pass all three."
 )
-console = Console()
+console = Console(soft_wrap=True)  # long lines stay whole in logs and pipes
 
 
 @app.command("score-image")

@@ -11,7 +11,7 @@ from rich.console import Console
 from huebench.report.html import fmt_num
 
 app = typer.Typer(no_args_is_help=True, help="Rainbow: import captions, build probes, language-only baseline.")
-console = Console()
+console = Console(soft_wrap=True)  # long lines stay whole in logs and pipes
 
 
 @app.command("import")
