@@ -4,7 +4,6 @@ import json
 
 import numpy as np
 import pytest
-from PIL import Image
 from typer.testing import CliRunner
 
 from huebench.benchmarks.rainbow.probes import Caption, ProbeBuilder, apply_case
@@ -12,6 +11,7 @@ from huebench.benchmarks.rainbow.sources import load_captions, load_source
 from huebench.cli import app
 from huebench.io import InputFileError
 from huebench.runs.runner import evaluate, rescore
+from huebench.testing.data import make_rainbow_captions
 from huebench.testing.reference import naive_pll
 
 pytest.importorskip("spacy")
@@ -180,17 +180,7 @@ def test_generic_and_source_loaders(tmp_path):
 @pytest.fixture(scope="module")
 def probe_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("rainbow")
-    (d / "img").mkdir()
-    caps = [
-        ("c1", "img/1.png", "A man in a red shirt next to a blue car.", (200, 30, 30)),
-        ("c2", "img/2.png", "A yellow banana.", (220, 200, 40)),
-        ("c3", "img/3.png", "A green apple on a white plate.", (40, 180, 40)),
-    ]
-    lines = []
-    for cid, img, cap, col in caps:
-        Image.new("RGB", (32, 32), col).save(d / img)
-        lines.append(json.dumps({"id": cid, "image": img, "caption": cap, "source": "toy"}))
-    (d / "caps.jsonl").write_text("\n".join(lines) + "\n")
+    make_rainbow_captions(d)
     r = CliRunner().invoke(app, ["rainbow", "build", "--captions", str(d / "caps.jsonl"), "--out", str(d / "probes")])
     assert r.exit_code == 0, r.output
     stats = json.loads((d / "probes" / "stats.json").read_text())

@@ -22,23 +22,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def _rainbow_probes(root: Path) -> Path:
-    from PIL import Image
-
     from huebench.cli import main
+    from huebench.testing.data import make_rainbow_captions
 
-    (root / "img").mkdir(parents=True, exist_ok=True)
-    caps = [
-        ("c1", "img/1.png", "A man in a red shirt next to a blue car.", (200, 30, 30)),
-        ("c2", "img/2.png", "A yellow banana.", (220, 200, 40)),
-        ("c3", "img/3.png", "A green apple on a white plate.", (40, 180, 40)),
-    ]
-    lines = []
-    for cid, img, cap, col in caps:
-        Image.new("RGB", (32, 32), col).save(root / img)
-        lines.append(json.dumps({"id": cid, "image": img, "caption": cap, "source": "toy"}))
-    (root / "caps.jsonl").write_text("\n".join(lines) + "\n")
+    captions = make_rainbow_captions(root)
     argv = sys.argv
-    sys.argv = ["huebench", "rainbow", "build", "--captions", str(root / "caps.jsonl"), "--out", str(root / "probes")]
+    sys.argv = ["huebench", "rainbow", "build", "--captions", str(captions), "--out", str(root / "probes")]
     try:
         main()
     except SystemExit as stop:

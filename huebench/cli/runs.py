@@ -205,13 +205,15 @@ def rescore_command(
 ) -> None:
     """Recompute a run's results from its stored per-sample records; no model is loaded. Read-only
     unless --write."""
-    from huebench.runs.runner import load_run, rescore
+    from huebench.runs.runner import load_run, write_results
 
     if check and write:
         raise typer.BadParameter("--check and --write exclude each other")
     loaded = load_run(run_dir)
     old = loaded.stored_results
-    new = rescore(run_dir, write=write) if write else loaded.results
+    if write:
+        write_results(loaded)
+    new = loaded.results
     same = old == new
     if check:
         if loaded.state.partial:

@@ -37,7 +37,17 @@ from huebench.models.base import Model
 from huebench.runs.cache import OutputCache
 from huebench.runs.context import json_safe, jsonable
 from huebench.runs.executors import Executor, LocalExecutor, RayExecutor
-from huebench.runs.folder import LOCK_NAME, RunFolderError
+from huebench.runs.folder import (
+    LOCK_NAME,
+    RunFolderError,
+    RunLock,
+    input_fingerprint,
+    read_config,
+    read_records,
+    remove_stale_temporaries,
+    run_state,
+    sample_hash,
+)
 
 __all__ = [
     "LoadedRun",
@@ -48,6 +58,7 @@ __all__ = [
     "load_run",
     "rescore",
     "run",
+    "write_results",
 ]
 
 
@@ -139,7 +150,11 @@ _COMPARED = ("benchmark", "benchmark_options", "seed", "limit", "bootstrap")
 
 
 def _check_resumable(
-    existing: dict[str, Any], new: dict[str, Any], run_dir: Path, previous: dict[str, dict[str, Any]]
+    existing: dict[str, Any],
+    new: dict[str, Any],
+    run_dir: Path,
+    previous: dict[str, dict[str, Any]],
+    hashes: dict[str, str],
 ) -> None:
     """Refuse, in one line naming the difference, to resume a run with other settings or inputs."""
     diffs = [k for k in _COMPARED if existing.get(k) != new.get(k)]
@@ -158,7 +173,7 @@ def _check_resumable(
         if changed_files:
             diffs.append(f"input files ({', '.join(changed_files)}: changed since the run began)")
         if old_inputs.get("samples_sha256") != new_inputs["samples_sha256"]:
-            diffs.append(_changed_samples(previous, new_inputs))
+            diffs.append(_changed_samples(previous, new_inputs["samples"], hashes))
     if diffs:
         raise HuebenchError(
             f"{run_dir}: cannot resume: {'; '.join(diffs)} differ from the run's config.json; "
@@ -166,22 +181,15 @@ def _check_resumable(
         )
 
 
-def _changed_samples(previous: dict[str, dict[str, Any]], inputs: dict[str, Any]) -> str:
-    hashes = inputs.get("_sample_hashes", {})
+def _changed_samples(previous: dict[str, dict[str, Any]], n_samples: int, hashes: dict[str, str]) -> str:
     changed = [i for i, r in previous.items() if i in hashes and r.get("input_sha256") not in (None, hashes[i])]
     gone = [i for i in previous if i not in hashes]
-    parts = [f"samples ({inputs['samples']:,} now)"]
+    parts = [f"samples ({n_samples:,} now)"]
     if changed:
         parts.append(f"{len(changed):,} recorded samples have other inputs now, e.g. {changed[0]!r}")
     if gone:
         parts.append(f"{len(gone):,} recorded samples are no longer in the benchmark, e.g. {gone[0]!r}")
     return parts[0] + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
-
-
-def _load_records(path: Path) -> dict[str, dict[str, Any]]:
-    from huebench.runs.folder import read_records
-
-    return read_records(path)
 
 
 def _progress(enabled: bool, total: int) -> Any:
@@ -257,7 +265,6 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
     A run that fails before its first record is written leaves nothing behind that would block a
     retry (the config it wrote, and the folder when it made it, are removed)."""
     from huebench.models.registry import load_model
-    from huebench.runs.folder import RunLock, input_fingerprint, read_config, remove_stale_temporaries, sample_hash
 
     _check_run_options(opts)
     bench_cls = get_benchmark(opts.benchmark)
@@ -301,11 +308,9 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         config = _config(opts, bench, model)
         config["capability"] = capability.value if capability is not None else None
         config["inputs"] = input_fingerprint(bench.input_paths(), samples, exclude=run_dir)
-        previous = _load_records(records_path)
+        previous = read_records(records_path)
         if existing is not None:
-            _check_resumable(
-                existing, {**config, "inputs": {**config["inputs"], "_sample_hashes": hashes}}, run_dir, previous
-            )
+            _check_resumable(existing, config, run_dir, previous, hashes)
         if existing is None:
             atomic_write_json(config_path, config)
             wrote_config = True
@@ -439,10 +444,9 @@ def finalize(
     """Compact records (one per sample, in sample order), compute results, write the report.
     Only the run that holds the folder's lock calls this; readers use :func:`load_run`."""
     from huebench.io import atomic_write_text
-    from huebench.runs.folder import read_config
 
     config = read_config(run_dir)
-    latest = _load_records(run_dir / "records.jsonl")
+    latest = read_records(run_dir / "records.jsonl")
     records = [latest[i] for i in sample_order if i in latest]
     text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n" for r in records)
     atomic_write_text(run_dir / "records.jsonl", text)
@@ -487,8 +491,6 @@ def _bench_from_config(run_dir: Path, config: dict[str, Any]) -> Benchmark:
 
 def load_run(run_dir: str | Path) -> LoadedRun:
     """Read a run folder without writing to it; works on a run still in progress (then partial)."""
-    from huebench.runs.folder import read_config, read_records, run_state
-
     run_dir = Path(run_dir)
     config = read_config(run_dir)
     bench = _bench_from_config(run_dir, config)
@@ -522,18 +524,20 @@ def compute_results(bench: Benchmark, config: dict[str, Any], records: Sequence[
     }
 
 
+def write_results(loaded: LoadedRun) -> None:
+    """Replace a finished run's results.json with the results its records give; refused while the
+    run is going or incomplete (its results would describe a part of it)."""
+    if loaded.state.partial:
+        raise HuebenchError(f"{loaded.run_dir}: not rescored: {loaded.state.describe()}; results.json is left as it is")
+    atomic_write_json(loaded.run_dir / "results.json", loaded.results)
+
+
 def rescore(run_dir: str | Path, *, write: bool = False) -> dict[str, Any]:
     """Recompute the results from ``records.jsonl`` and ``config.json``; no model is loaded.
-
-    Nothing is written unless ``write``; writing is refused while the run is going or incomplete
-    (its results would describe a part of it)."""
+    Nothing is written unless ``write`` (then as :func:`write_results`)."""
     loaded = load_run(run_dir)
     if write:
-        if loaded.state.partial:
-            raise HuebenchError(
-                f"{loaded.run_dir}: not rescored: {loaded.state.describe()}; results.json is left as it is"
-            )
-        atomic_write_json(loaded.run_dir / "results.json", loaded.results)
+        write_results(loaded)
     return loaded.results
 
 

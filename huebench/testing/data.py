@@ -11,7 +11,7 @@ from PIL import Image
 
 from huebench.color import load_system
 
-__all__ = ["make_colorswap_dataset"]
+__all__ = ["make_coda_dataset", "make_colorswap_dataset", "make_rainbow_captions"]
 
 
 def _scene(fg: tuple[int, int, int], bg: tuple[int, int, int], size: int, rng: np.random.Generator) -> Image.Image:
@@ -91,3 +91,21 @@ def make_coda_dataset(out: str | Path, *, n_per_split: tuple[int, int, int] = (1
             k += 1
     (out / "objects.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return out
+
+
+def make_rainbow_captions(out: str | Path) -> Path:
+    """Three captioned flat-colour images for Rainbow (``rainbow build --captions out/caps.jsonl``):
+    ``out/img/{1,2,3}.png`` and ``out/caps.jsonl`` (id, image, caption, source). Returns the caption file."""
+    out = Path(out)
+    (out / "img").mkdir(parents=True, exist_ok=True)
+    caps = [
+        ("c1", "img/1.png", "A man in a red shirt next to a blue car.", (200, 30, 30)),
+        ("c2", "img/2.png", "A yellow banana.", (220, 200, 40)),
+        ("c3", "img/3.png", "A green apple on a white plate.", (40, 180, 40)),
+    ]
+    lines = []
+    for cid, img, cap, col in caps:
+        Image.new("RGB", (32, 32), col).save(out / img)
+        lines.append(json.dumps({"id": cid, "image": img, "caption": cap, "source": "toy"}))
+    (out / "caps.jsonl").write_text("\n".join(lines) + "\n")
+    return out / "caps.jsonl"
