@@ -5,7 +5,7 @@ Refactors of the harness must leave records and results byte-identical: run this
 folders with ``--compare OLD NEW``. Run both into the same OUT path (moving the first away), as
 results name the model by its path.
 
-    python tools/fixture_runs.py OUT [--models reference,clip,blip,llava,bert,gpt2]
+    python tools/fixture_runs.py OUT [--models reference,clip,blip,llava,bert,gpt2,stable-diffusion]
     python tools/fixture_runs.py --compare OLD NEW
 """
 
@@ -40,7 +40,7 @@ def _rainbow_probes(root: Path) -> Path:
 
 def run_all(out: Path, families: list[str]) -> None:
     from huebench.runs.runner import evaluate
-    from huebench.testing.data import make_coda_dataset, make_colorswap_dataset
+    from huebench.testing.data import make_coda_dataset, make_colorswap_dataset, make_gencolor_images
     from huebench.testing.tiny import build
 
     data = out / "_data"
@@ -50,7 +50,8 @@ def run_all(out: Path, families: list[str]) -> None:
     models = {"reference": "reference:random"}
     for fam in families:
         if fam != "reference":
-            models[fam] = f"hf:{build(fam, data / 'tiny' / fam)}"
+            backend = "diffusers" if fam == "stable-diffusion" else "hf"
+            models[fam] = f"{backend}:{build(fam, data / 'tiny' / fam)}"
     common = {"no_cache": True, "progress": False}
     jobs = []
     for fam, spec in models.items():
@@ -67,6 +68,29 @@ def run_all(out: Path, families: list[str]) -> None:
     jobs.append(
         ("diagnostic", "gencolor-diagnostic", "reference:none", {"quick": True, "family": "analytic", "limit": 24})
     )
+    # GenColorBench's judge and score stages: user masks; offline segmentation with the paper's
+    # scorer; and, with the tiny VLM, presence (VQA) and detector + SAM masks
+    gencolor = make_gencolor_images(data / "gencolor")
+    scoring = {"prompts": gencolor["prompts"], "images": gencolor["images"], "n": 2}
+    jobs += [
+        ("gencolorbench-masks", "gencolorbench", "reference:none", {**scoring, "masks": gencolor["masks"]}),
+        ("gencolorbench-offline", "gencolorbench", "reference:none", {**scoring, "scorer": "paper"}),
+    ]
+    if "llava" in models:
+        judges = {
+            "vqa": models["llava"],
+            "detector": f"hf:{build('grounding-dino', data / 'tiny' / 'grounding-dino')}",
+            "segmenter": f"hf:{build('sam', data / 'tiny' / 'sam')}",
+            "box_threshold": 0.0,
+        }
+        jobs.append(("gencolorbench-judged", "gencolorbench", "reference:none", {**scoring, **judges}))
+    if "stable-diffusion" in models:  # the generate stage: on its own, and before scoring in one run
+        sd = models["stable-diffusion"]
+        tiny_images = {"prompts": gencolor["prompts"], "n": 2, "steps": 2, "height": 32, "width": 32}
+        jobs += [
+            ("gencolor-generate", "gencolor-generate", sd, {**tiny_images, "images": str(data / "generated")}),
+            ("gencolorbench-generated", "gencolorbench", sd, {**tiny_images, "images": str(data / "generated-scored")}),
+        ]
     for name, bench, spec, opts in jobs:
         limit = opts.pop("limit", None)
         res = evaluate(bench, spec, out=out / name, limit=limit, **common, **opts)
@@ -93,7 +117,7 @@ def compare(old: Path, new: Path) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", nargs="?", type=Path)
-    ap.add_argument("--models", default="reference,clip,blip,llava,bert,gpt2")
+    ap.add_argument("--models", default="reference,clip,blip,llava,bert,gpt2,stable-diffusion")
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"))
     args = ap.parse_args()
     if args.compare:

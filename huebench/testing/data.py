@@ -11,7 +11,7 @@ from PIL import Image
 
 from huebench.color import load_system
 
-__all__ = ["make_coda_dataset", "make_colorswap_dataset", "make_rainbow_captions"]
+__all__ = ["make_coda_dataset", "make_colorswap_dataset", "make_gencolor_images", "make_rainbow_captions"]
 
 
 def _scene(fg: tuple[int, int, int], bg: tuple[int, int, int], size: int, rng: np.random.Generator) -> Image.Image:
@@ -109,3 +109,48 @@ def make_rainbow_captions(out: str | Path) -> Path:
         lines.append(json.dumps({"id": cid, "image": img, "caption": cap, "source": "toy"}))
     (out / "caps.jsonl").write_text("\n".join(lines) + "\n")
     return out / "caps.jsonl"
+
+
+def make_gencolor_images(out: str | Path, *, n: int = 2, seed: int = 0) -> dict[str, str]:
+    """A GenColorBench image folder as an outside generator would leave it (no ``meta.json``), with
+    user masks: two prompts per task of the mini suite (ISCC-NBS L2 and CSS3), ``n`` images each.
+    Each object is a shaded square of its own, in the prompt's colour in image 0 and in the
+    opposite colour after it; a COA context object is grey in image 0 and takes the target's colour
+    (leakage) after it. Returns the benchmark options ``prompts``, ``images`` and ``masks``."""
+    from huebench.benchmarks.gencolor.pipeline import user_mask_path
+    from huebench.benchmarks.gencolor.prompts import build_suite
+
+    out = Path(out)
+    suite = build_suite("mini", seed=seed)
+    prompts = [
+        next(r for r in suite if r["task"] == task and r["system"] == system)
+        for task in ("cna", "ncu", "coa", "moc", "ica")
+        for system in ("iscc-nbs-l2", "css3")
+    ]
+    rng = np.random.default_rng(seed)
+    size = 40
+    shade = np.linspace(0.7, 1.05, size)[:, None, None]  # a lit top, a darker bottom
+    for prompt in prompts:
+        (out / "images" / prompt["id"]).mkdir(parents=True, exist_ok=True)
+        objects = prompt["objects"]
+        for i in range(n):
+            img = np.full((size + 16, (size + 8) * len(objects) + 8, 3), 235.0)
+            for k, obj in enumerate(objects):
+                target = np.array(prompt["colors"][obj["color"] if obj["color"] is not None else 0]["srgb"], float)
+                if obj["role"] == "context":
+                    rgb = np.array([128.0, 128.0, 128.0]) if i == 0 else target
+                else:
+                    rgb = target if i == 0 else 255.0 - target
+                x0 = 8 + k * (size + 8)
+                img[8 : 8 + size, x0 : x0 + size] = rgb * shade
+                mask = np.zeros(img.shape[:2], bool)
+                mask[8 : 8 + size, x0 : x0 + size] = True
+                path = user_mask_path(out / "masks", prompt["id"], i, obj["name"])
+                path.parent.mkdir(parents=True, exist_ok=True)
+                Image.fromarray(mask.astype(np.uint8) * 255).save(path)
+            img += rng.normal(0, 2, img.shape)
+            Image.fromarray(np.clip(img, 0, 255).round().astype(np.uint8)).save(
+                out / "images" / prompt["id"] / f"{i}.png"
+            )
+    (out / "prompts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in prompts), encoding="utf-8")
+    return {"prompts": str(out / "prompts.jsonl"), "images": str(out / "images"), "masks": str(out / "masks")}
