@@ -159,6 +159,13 @@ def test_every_builtin_benchmark_is_decorated_and_found_without_import():
     assert {"colornames", "rainbow", "coda", "colorswap", "gencolorbench"} <= set(index)
 
 
+def test_option_help_describes_only_options():
+    """An ``option_help`` entry whose name is no option (renamed or removed) is stale."""
+    for target, cls in _huebench_benchmark_classes().items():
+        described = {name for klass in cls.__mro__ for name in vars(klass).get("option_help", {})}
+        assert described <= set(cls.option_specs()), (target, sorted(described - set(cls.option_specs())))
+
+
 @pytest.fixture
 def clean_registry(monkeypatch):
     monkeypatch.setattr(base, "_CLASSES", dict(base._CLASSES))
@@ -265,5 +272,5 @@ def test_benchmark_command_groups_live_in_their_folders():
     ]
     groups = {g.name for g in app.registered_groups}
     assert {"coda", "colorswap", "gencolor", "rainbow", "color", "list"} <= groups
-    # the help shows the scorer's defaults without loading the colour core: they must agree
-    assert (gencolor_cli.DEFAULT_K, gencolor_cli.HUE_THRESHOLD) == (scoring.DEFAULT_K, scoring.HUE_THRESHOLD)
+    # score-image's help shows the scorer's default k without loading the colour core: they must agree
+    assert gencolor_cli.DEFAULT_K == scoring.DEFAULT_K

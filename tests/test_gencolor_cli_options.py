@@ -1,44 +1,164 @@
-"""GenColorBench's commands declare flags for the benchmark's options: each flag must be a declared
-option of the benchmark it runs, with the same default (so the CLI cannot drift from the API)."""
+"""GenColorBench's commands take the benchmark's options as flags made from its declared options
+(huebench/benchmarks/option_flags.py): every option is a flag with the option's type, default and help,
+or the command says why not — so an option added to the benchmark is a flag with no edit to the CLI."""
 
-import inspect
+import json
+import os
+import subprocess
+import sys
 
 import pytest
+import typer
+from typer.testing import CliRunner
 
-from huebench.benchmarks.base import get_benchmark
+from huebench.benchmarks.base import OptionSpec, get_benchmark
 from huebench.benchmarks.gencolor import cli
+from huebench.benchmarks.option_flags import BenchmarkOptionsCommand
+from huebench.cli import app
 
-#: flags of the run itself (RunOptions), not benchmark options; --device goes to both (the helper
-#: models follow the run's device, the benchmark's own default None meaning just that)
-RUN_FLAGS = {
-    "out", "limit", "seed", "resume", "executor", "ray_address", "workers", "batch_size", "dtype", "model", "vlm",
-    "device",
-}  # fmt: skip
-#: flag name → option name where they differ
-RENAMED = {"candidates": "candidate_rule"}
+COMMANDS = {"score": "gencolorbench", "generate": "gencolor-generate", "diagnose": "gencolor-diagnostic"}
 
 
-@pytest.mark.parametrize(
-    ("command", "bench_name"),
-    [
-        (cli.score_command, "gencolorbench"),
-        (cli.generate_command, "gencolor-generate"),
-        (cli.diagnose, "gencolor-diagnostic"),
-    ],
-)
-def test_every_flag_is_a_benchmark_option_with_the_same_default(command, bench_name):
+def _command(name: str) -> BenchmarkOptionsCommand:
+    """A fresh click command (typer builds new ones each time), its flags not made yet."""
+    command = typer.main.get_command(cli.app).commands[name]
+    assert isinstance(command, BenchmarkOptionsCommand)
+    return command
+
+
+def _params(command: BenchmarkOptionsCommand) -> dict[str, object]:
+    return {p.name: p for p in command.get_params(command.context_class(command))}
+
+
+@pytest.mark.parametrize(("name", "bench_name"), COMMANDS.items())  # ("benchmark" is pytest-benchmark's)
+def test_every_option_is_a_flag_with_its_default_and_help_or_left_out_with_a_reason(name, bench_name):
+    command = _command(name)
+    assert command.benchmark == bench_name
+    params = _params(command)
     specs = get_benchmark(bench_name).option_specs()
-    checked = 0
-    for name, param in inspect.signature(command).parameters.items():
-        if name in RUN_FLAGS:
+    for option, spec in specs.items():
+        if option in command.not_flags:
+            assert command.not_flags[option], f"{name}: --{option} left out without a reason"
             continue
-        option = RENAMED.get(name, name)
-        assert option in specs, f"{command.__name__}: --{name} is not an option of {bench_name}"
-        default = param.default.default  # a typer.Option's default
-        if default is not ... and option != "images":
-            expected = specs[option].default
-            assert default == expected or (default is None and expected is None) or str(default) == str(expected), (
-                f"--{name}: CLI default {default!r}, benchmark default {expected!r}"
-            )
-        checked += 1
-    assert checked >= 3
+        param = params.get(option)
+        assert param is not None, f"{name}: option {option!r} of {bench_name} has no flag"
+        assert param.opts == [command.flags.get(option, "--" + option.replace("_", "-"))]
+        if option in command.required:
+            assert param.required
+        else:
+            assert param.default == spec.default, f"--{option}: default {param.default!r}, option {spec.default!r}"
+        assert param.help == command.help_overrides.get(option, spec.help) and param.help, f"--{option} has no help"
+
+
+def test_the_benchmark_describes_its_options_for_every_command():
+    result = CliRunner().invoke(app, ["list", "options", "gencolorbench", "--json"])
+    rows = {r["name"]: r for r in json.loads(result.output)}
+    assert rows["k"] == {
+        "name": "k",
+        "type": "int",
+        "default": 3,
+        "help": "Nearest neighbours of the target in its candidate set.",
+    }
+    assert all(r.get("help") for r in rows.values())
+
+
+def test_an_option_added_to_the_benchmark_becomes_a_flag(monkeypatch, tmp_path):
+    bench = get_benchmark("gencolorbench")
+    declared = bench.option_specs()
+    added = OptionSpec("min_area", "int", False, 7, "int", "Smallest mask, in pixels.")
+    monkeypatch.setattr(bench, "option_specs", classmethod(lambda cls: {**declared, "min_area": added}))
+    param = _params(_command("score"))["min_area"]
+    assert param.opts == ["--min-area"] and param.default == 7 and param.help == "Smallest mask, in pixels."
+
+    given = _given_options(monkeypatch, ["score", "--images", str(tmp_path), "--out", str(tmp_path / "r")])
+    assert given["min_area"] == 7
+    given = _given_options(
+        monkeypatch, ["score", "--images", str(tmp_path), "--out", str(tmp_path / "r"), "--min-area", "12"]
+    )
+    assert given["min_area"] == 12
+
+
+class _StopBeforeRunError(Exception):
+    """Raised instead of running the benchmark: the test has what it wanted."""
+
+
+def _given_options(monkeypatch, args: list[str]) -> dict:
+    """The benchmark options the gencolor command would run with."""
+    seen: dict = {}
+
+    def run(benchmark, model, out, options, common):
+        seen.update(options)
+        raise _StopBeforeRunError
+
+    monkeypatch.setattr(cli, "_run_gencolor", run)
+    result = CliRunner().invoke(app, ["gencolor", *args])
+    assert isinstance(result.exception, _StopBeforeRunError), result.output
+    return seen
+
+
+def test_flags_reach_the_benchmark_as_before(monkeypatch, tmp_path):
+    images, masks = tmp_path / "images", tmp_path / "masks"
+    args = ["score", "--images", f"{images}/", "--out", str(tmp_path / "r"), "--masks", str(masks)]
+    args += ["--candidates", "same", "--k", "2", "--hue-threshold", "4.5", "--tasks", "cna,coa", "--device", "cuda"]
+    specs = get_benchmark("gencolorbench").option_specs()
+    defaults = {name: spec.default for name, spec in specs.items() if name not in _command("score").not_flags}
+    assert _given_options(monkeypatch, args) == {
+        **defaults,
+        "images": str(images),  # a path option arrives as text, as before (without the trailing '/')
+        "masks": str(masks),
+        "candidate_rule": "same",
+        "k": 2,
+        "hue_threshold": 4.5,
+        "tasks": "cna,coa",  # the benchmark's list type reads the text
+        "device": "cuda",  # --device is the run's device and the helper models'
+    }
+
+
+def test_diagnose_switches_and_choices(monkeypatch, tmp_path):
+    from huebench.runs import runner
+
+    seen = []
+
+    def run(opts):
+        seen.append(opts)
+        raise _StopBeforeRunError
+
+    monkeypatch.setattr(runner, "run", run)
+    args = ["gencolor", "diagnose", "--quick", "--system", "css3", "--family", "analytic", "--candidates", "same"]
+    result = CliRunner().invoke(app, args)
+    assert isinstance(result.exception, _StopBeforeRunError), result.output
+    (opts,) = seen
+    assert opts.out.as_posix() == "runs/gencolor-diagnostic/css3" and opts.model == "reference:none"
+    assert opts.benchmark_options == {
+        "system": "css3",
+        "quick": True,
+        "size": None,  # the benchmark's default: from --quick
+        "spp": None,
+        "family": "analytic",
+        "scorer": "huebench",
+        "candidate_rule": "same",
+    }
+
+
+def test_unknown_and_missing_flags_are_usage_errors(tmp_path):
+    result = CliRunner().invoke(app, ["gencolor", "score", "--out", str(tmp_path), "--imags", str(tmp_path)])
+    assert result.exit_code == 2 and "No such option: --imags" in result.output
+    result = CliRunner().invoke(app, ["gencolor", "generate", "-m", "reference:random"])
+    assert result.exit_code == 2 and "Missing option '--images'" in result.output
+    result = CliRunner().invoke(app, ["gencolor", "score", "--out", str(tmp_path), "--images", "x", "--n", "four"])
+    assert result.exit_code == 2 and "'--n'" in result.output
+
+
+def test_the_flags_are_made_when_the_command_is_used_not_at_start():
+    """Building every command (as each `huebench` invocation does) imports no benchmark module:
+    the flags come from the benchmark when its command parses or shows help."""
+    code = (
+        "import sys, typer; from huebench.cli import app; typer.main.get_command(app); "
+        "print(json.dumps([m for m in ('huebench.benchmarks.gencolor.benchmark', 'numba') if m in sys.modules]))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run(
+        [sys.executable, "-c", "import json; " + code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []

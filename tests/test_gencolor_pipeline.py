@@ -14,11 +14,15 @@ from PIL import Image
 
 from huebench.benchmarks.gencolor.analysis import analyses, modifier_groups
 from huebench.benchmarks.gencolor.pipeline import (
+    ImageEvidence,
+    JudgeStage,
+    ObjectEvidence,
+    ObjectMask,
     ObjectMasker,
     decide,
-    judge_objects,
     rle_decode,
     rle_encode,
+    score_stage,
     user_mask_path,
 )
 from huebench.benchmarks.gencolor.prompts import build_suite
@@ -160,10 +164,10 @@ def _score_without_models(out: Path, **options):
 
 def _judge(tmp_path, prompt, img, masks):
     _save_user_masks(tmp_path / "masks", prompt, masks)
-    masker = ObjectMasker(lambda *a, **k: [], masks_dir=tmp_path / "masks")
-    objs = judge_objects(img, prompt, 0, masker, ColorScorer(prompt["system"]))
-    assert all(o.get("mask_source") == "user" for o in objs)
-    return decide(prompt["task"], objs), objs
+    evidence = JudgeStage(lambda *a, **k: [], masks_dir=tmp_path / "masks").evidence(img, prompt, 0)
+    scored = score_stage(img, prompt, evidence, ColorScorer(prompt["system"]))
+    assert all(o.get("mask_source") == "user" for o in scored.objects)
+    return (scored.correct, scored.reason), scored.objects
 
 
 def test_task_rules_on_synthetic_images(tmp_path):
@@ -195,6 +199,126 @@ def test_task_rules_on_synthetic_images(tmp_path):
     p = _prompt("ica", ["Blue"], [{"name": "dog", **T, "color": 0}, {"name": "cat", "role": "partner", "color": 0}])
     assert _judge(tmp_path, p, *_synthetic([blue, blue]))[0][0] is True
     assert _judge(tmp_path, p, *_synthetic([blue, red]))[0][0] is False
+
+
+# -- the judge and score stages ------------------------------------------------------------------
+
+
+class _ScriptedVQA(Model):
+    """P(yes) per object name, for the presence questions; counts the calls."""
+
+    capabilities: ClassVar = frozenset({Capability.VLM})
+
+    def __init__(self, p_yes: dict[str, float]):
+        super().__init__("scripted:vqa")
+        self.p_yes, self.calls = p_yes, 0
+
+    def yes_probability(self, queries):
+        self.calls += 1
+        text = [" ".join(p for p in q.parts if isinstance(p, str)) for q in queries]
+        return [next(p for name, p in self.p_yes.items() if f" {name} " in t) for t in text]
+
+
+def _three_objects():
+    """A MOC prompt (a red car, a blue cup and a cat the VQA says is not there) plus a COA-style
+    context, its image and masks, and a detector that finds each by name."""
+    l2 = load_system("iscc-nbs-l2")
+    red, blue = l2.get("Red").rgb, l2.get("Blue").rgb
+    img, masks = _synthetic([red, blue, (128, 128, 128), (90, 90, 90)])
+    objects = [
+        {"name": "car", "role": "target", "color": 0},
+        {"name": "cup", "role": "target", "color": 1},
+        {"name": "cat", "role": "target", "color": 0},
+        {"name": "wall", "role": "context", "color": None},
+    ]
+    boxes = {o["name"]: (48.0 * k + 8, 8.0, 48.0 * k + 40, 40.0) for k, o in enumerate(objects)}
+    det = _ScriptedDetector(boxes, {boxes[o["name"]]: m for o, m in zip(objects, masks, strict=True)})
+    vqa = _ScriptedVQA({"car": 0.9, "cup": 0.8, "cat": 0.1})
+    return _prompt("moc", ["Red", "Blue"], objects), img, det, vqa
+
+
+def _same_evidence(a: ImageEvidence, b: ImageEvidence) -> bool:
+    def same_mask(x: ObjectMask | None, y: ObjectMask | None) -> bool:
+        if x is None or y is None:
+            return x is y
+        fields = (x.source, x.reason, x.detection, x.negatives_removed)
+        return fields == (y.source, y.reason, y.detection, y.negatives_removed) and np.array_equal(x.mask, y.mask)
+
+    return (a.presence_checked, a.mask_method) == (b.presence_checked, b.mask_method) and all(
+        x.p_yes == y.p_yes and same_mask(x.mask, y.mask) for x, y in zip(a.objects, b.objects, strict=True)
+    )
+
+
+def test_judge_stage_evidence_is_cached():
+    """The judge stage asks every model through the run context: judging the image again (a re-run,
+    or a re-score with another scorer) makes no model call and finds the same evidence."""
+    prompt, img, det, vqa = _three_objects()
+    cache = OutputCache(None)
+    first = RunContext(det, cache)
+    evidence = JudgeStage(first, vqa=vqa, detector=det, segmenter=det).evidence(img, prompt, 0)
+    assert first.model_calls > 0 and vqa.calls == 1
+    car, cup, cat, wall = evidence.objects
+    assert car.mask.source == cup.mask.source == wall.mask.source == "detector+sam"
+    assert cat.p_yes == 0.1 and cat.mask is None  # absent: no mask looked for
+    assert wall.p_yes is None  # a context object need not be there: not asked
+    assert evidence.presence_checked and evidence.mask_method == "detector+sam"
+
+    calls = (det.calls, vqa.calls)
+    again = RunContext(det, cache)
+    cached = JudgeStage(again, vqa=vqa, detector=det, segmenter=det).evidence(img, prompt, 0)
+    assert again.model_calls == 0 and (det.calls, vqa.calls) == calls and again.cache_hits == first.model_calls
+    assert _same_evidence(evidence, cached)
+
+
+def test_score_stage_is_a_pure_function_of_image_evidence_and_scorer(monkeypatch):
+    """The same image, evidence and scorer configuration give the same scores, with no model and no
+    cache anywhere (both refuse here), and the inputs are left as they were."""
+    from huebench.models import registry
+
+    prompt, img, det, vqa = _three_objects()
+    evidence = JudgeStage(RunContext(det, OutputCache(None)), vqa=vqa, detector=det, segmenter=det).evidence(
+        img, prompt, 0
+    )
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the score stage asked for a model")
+
+    monkeypatch.setattr(RunContext, "answer", no_model)
+    monkeypatch.setattr(OutputCache, "get_many", no_model)
+    monkeypatch.setattr(registry, "load_model", no_model)
+    image_before = img.copy()
+    masks_before = [o.mask.mask.copy() for o in evidence.objects if o.mask is not None]
+    scored = score_stage(img, prompt, evidence, ColorScorer("iscc-nbs-l2"))
+    assert score_stage(img, prompt, evidence, ColorScorer("iscc-nbs-l2")) == scored  # a new scorer, same config
+    assert np.array_equal(img, image_before)
+    assert all(
+        np.array_equal(o.mask.mask, m)
+        for o, m in zip([o for o in evidence.objects if o.mask is not None], masks_before, strict=True)
+    )
+    car, cup, cat, wall = scored.objects
+    assert (
+        car["score"]["pass"]
+        and cup["score"]["pass"]
+        and cat
+        == {
+            "name": "cat",
+            "role": "target",
+            "color": None,
+            "p_yes": 0.1,
+            "present": False,
+            "reason": "VQA: no cat in the image (P(yes) 0.10)",
+        }
+    )
+    assert wall["color"] == "Red" and not wall["score"]["pass"]  # leakage is judged against the target's colour
+    assert (scored.correct, scored.reason) == (False, "absent: cat")
+    # another configuration, from the same evidence: only the scores change
+    paper = score_stage(img, prompt, evidence, ColorScorer.named("paper", "iscc-nbs-l2"))
+    assert [o.get("mask_area") for o in paper.objects] == [o.get("mask_area") for o in scored.objects]
+    assert paper.objects[0]["score"]["method"] != car["score"]["method"]
+
+    user = ImageEvidence((ObjectEvidence(None, ObjectMask(np.zeros(img.shape[:2], bool), "user")),), False, "offline")
+    one = _prompt("cna", ["Red"], [{"name": "car", "role": "target", "color": 0}])
+    assert score_stage(img, one, user, ColorScorer("iscc-nbs-l2")).correct is False  # an empty mask: too few pixels
 
 
 def test_decide_presence_and_unjudged():

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from huebench._suggest import suggestion_text
 from huebench.errors import HuebenchError, UnknownNameError
@@ -61,13 +61,14 @@ RUN_FLAGS = (
 class OptionSpec:
     """One benchmark option, read from the benchmark's ``__init__`` signature: its name, the type
     its annotation declares (``int``, ``float``, ``bool``, ``str``, ``list`` or ``any``), whether
-    ``None`` is allowed, and its default."""
+    ``None`` is allowed, its default, and what it does (the benchmark's ``option_help``)."""
 
     name: str
     kind: str
     nullable: bool
     default: Any
     annotation: str
+    help: str = ""
 
     def coerce(self, value: Any, benchmark: str) -> Any:
         """``value`` as this option's type, or a one-line error saying what was expected."""
@@ -177,6 +178,9 @@ class Benchmark(ABC):
     capabilities: tuple[Capability, ...] = ()
     #: options that name input files or folders (fingerprinted for --resume; see input_paths)
     path_options: tuple[str, ...] = ()
+    #: what each option does, by name (``huebench list options``, the flags of the benchmark's own
+    #: commands); a subclass's entries add to and override its base classes'
+    option_help: ClassVar[dict[str, str]] = {}
 
     def __init__(self, **options: Any):
         self.options = options
@@ -186,6 +190,9 @@ class Benchmark(ABC):
         """The options this benchmark takes: the named parameters of ``__init__`` along its classes
         (``seed`` is the run's own). Unknown options are refused by :meth:`check_options`."""
         specs: dict[str, OptionSpec] = {}
+        helps: dict[str, str] = {}
+        for klass in reversed(cls.__mro__):
+            helps.update(vars(klass).get("option_help", {}))
         for klass in cls.__mro__:
             if klass is Benchmark or not issubclass(klass, Benchmark) or "__init__" not in vars(klass):
                 continue
@@ -195,7 +202,7 @@ class Benchmark(ABC):
                 annotation = p.annotation if isinstance(p.annotation, str) else inspect.formatannotation(p.annotation)
                 default = None if p.default is p.empty else p.default
                 kind, nullable = _option_kind(annotation if p.annotation is not p.empty else "", default)
-                specs[p.name] = OptionSpec(p.name, kind, nullable, default, annotation)
+                specs[p.name] = OptionSpec(p.name, kind, nullable, default, annotation, helps.get(p.name, ""))
         return specs
 
     @classmethod

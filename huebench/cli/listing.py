@@ -98,18 +98,26 @@ def options(
     benchmark: str = typer.Argument(..., help="A benchmark (huebench list benchmarks)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """List a benchmark's options (-o NAME=VALUE or --NAME VALUE on `huebench run`): type and default."""
+    """List a benchmark's options (-o NAME=VALUE or --NAME VALUE on `huebench run`): type, default and
+    what it does (where the benchmark says)."""
     from huebench.benchmarks.base import get_benchmark
 
     cls = get_benchmark(benchmark)
     rows = [
-        {"name": s.name, "type": s.kind + (" or null" if s.nullable else ""), "default": s.default}
+        {
+            "name": s.name,
+            "type": s.kind + (" or null" if s.nullable else ""),
+            "default": s.default,
+            **({"help": s.help} if s.help else {}),
+        }
         for s in cls.option_specs().values()
     ]
     if as_json:
         typer.echo(json.dumps(rows, indent=2, default=str))
         return
-    table = Table("option", "type", "default", title=f"{cls.name}: {cls.description}")
+    described = any("help" in r for r in rows)
+    table = Table("option", "type", "default", *(["help"] if described else []), title=f"{cls.name}: {cls.description}")
     for r in rows:
-        table.add_row(r["name"], r["type"], "" if r["default"] is None else repr(r["default"]))
+        default = "" if r["default"] is None else repr(r["default"])
+        table.add_row(r["name"], r["type"], default, *([r.get("help", "")] if described else []))
     Console().print(table)

@@ -4,7 +4,8 @@
 text-to-image model; ``gencolorbench`` (one sample per image) scores the folder — and, when its
 model is a text-to-image model, first generates whatever images are missing, so
 ``huebench run gencolorbench --model diffusers:…`` is generation and scoring in one resumable run.
-Both run on the shared run layer: records, resume, cache, Ray.
+Both run on the shared run layer: records, resume, cache, Ray. Their ``evaluate`` composes the
+stages of ``pipeline.py``: generate → judge → score.
 
 Helper models of the scorer are benchmark options (``vqa``, ``detector``, ``segmenter``: model
 specs, loaded once per process); their outputs are cached under their own fingerprints.
@@ -16,18 +17,21 @@ import functools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.gencolor.analysis import analyses, report_sections
+from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
+from huebench.benchmarks.gencolor.pipeline import JudgeStage, generate_stage, score_stage
 from huebench.benchmarks.gencolor.prompts import BUILT_IN_SUITES, load_prompts
 from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, ColorScorer
-from huebench.benchmarks.gencolor.store import ImageStore, image_seed
+from huebench.benchmarks.gencolor.store import ImageStore
 from huebench.errors import HuebenchError
+from huebench.images import load_image
 from huebench.models.base import Capability, Model
-from huebench.models.requests import Answers, ImageGeneration
+from huebench.models.requests import Answers
 
 __all__ = ["GenColorBench", "GenColorGenerate"]
 
@@ -44,12 +48,22 @@ class _Prompts(Benchmark):
 
     # the image folder is not an input: a run fills it, and each image is verified by its sha256
     path_options = ("prompts", "masks")
+    option_help: ClassVar[dict[str, str]] = {
+        "prompts": "Prompt JSONL (gencolor prompts), or the built-in mini / full suite.",
+        "images": "Image folder (layout: docs/gencolor.md, Image folder).",
+        "n": "Images per prompt.",
+        "tasks": "Only these tasks, comma-separated (cna, ncu, coa, moc, ica); default: all.",
+        "systems": "Only these colour systems, comma-separated (iscc-nbs-l1, iscc-nbs-l2, iscc-nbs-l3, css3); default: all.",
+        "steps": "Sampling steps (default: the pipeline's).",
+        "height": "Image height (default: the pipeline's).",
+        "width": "Image width (default: the pipeline's).",
+    }
 
     def __init__(
         self,
         seed: int = 0,
         prompts: str = "mini",
-        images: str | None = None,
+        images: str | Path | None = None,
         n: int = 4,
         tasks: Sequence[str] | str | None = None,
         systems: Sequence[str] | str | None = None,
@@ -97,37 +111,13 @@ class _Prompts(Benchmark):
         # "mini" and "full" name the built-in suites, never a file beside the working directory
         return {k: v for k, v in super().input_paths().items() if not (k == "prompts" and str(v) in BUILT_IN_SUITES)}
 
-    def _generator_info(self, model: Model) -> dict[str, Any]:
-        return {"spec": model.spec, "fingerprint": model.fingerprint, "options": self.gen_options}
-
-    def _fill(self, model: Model, ctx: Answers, wanted: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
-        """Generate the wanted (prompt, index) images that are missing or fail their hash; returns
-        each one's status: verified, unverified (an outside generator's file) or generated; another
-        model's folder is refused before anything is generated."""
-        info = self._generator_info(model)
-        status: dict[tuple[str, int], str] = {}
-        todo = []
-        for pid in dict.fromkeys(pid for pid, _ in wanted):  # once per prompt folder, not per image
-            self.store.check_generator(pid, info)
-        for pid, i in wanted:
-            st = self.store.status(pid, i)
-            if st in ("verified", "unverified"):
-                status[(pid, i)] = st
-            else:
-                todo.append((pid, i))
-        step = max(int(model.batch_size), 1)
-        for k in range(0, len(todo), step):  # written batch by batch: a crash loses one batch at most
-            part = todo[k : k + step]
-            seeds = [image_seed(self.seed, pid, i) for pid, i in part]
-            requests = [
-                ImageGeneration(self.prompts[pid]["prompt"], seed, self.gen_options)
-                for (pid, _), seed in zip(part, seeds, strict=True)
-            ]
-            images = [a["output"] for a in ctx.answer(requests)]
-            for (pid, i), img, s in zip(part, images, seeds, strict=True):
-                self.store.write(pid, i, img, seed=s, prompt=self.prompts[pid], generator=info)
-                status[(pid, i)] = "generated"
-        return status
+    def _generate(
+        self, generator: Model | None, ctx: Answers, wanted: Sequence[tuple[str, int]]
+    ) -> dict[tuple[str, int], str]:
+        """The generate stage on this run's image folder, prompts and settings (:func:`generate_stage`)."""
+        return generate_stage(
+            self.store, self.prompts, wanted, generator, ctx, seed=self.seed, options=self.gen_options
+        )
 
 
 @register_benchmark("gencolor-generate")
@@ -141,7 +131,7 @@ class GenColorGenerate(_Prompts):
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         wanted = [(s.id, i) for s in samples for i in range(self.n)]
-        status = self._fill(model, ctx, wanted)
+        status = self._generate(model, ctx, wanted)
         for s in samples:
             meta = self.store.meta(s.id) or {"images": {}}
             images = [
@@ -179,6 +169,20 @@ class GenColorBench(_Prompts):
         "GenColorBench: score generated images (VQA presence, detection + SAM masks, CIELAB metrics, task rules)"
     )
     capabilities = ()
+    option_help: ClassVar[dict[str, str]] = {
+        "images": "Image folder filled by gencolor generate (or any generator).",
+        "vqa": "VLM for the presence check (hf:…); default: no presence check.",
+        "detector": "Open-vocabulary detector: GroundingDINO or OWLv2 (hf:…).",
+        "segmenter": "SAM (hf:…); with --detector.",
+        "masks": "User masks: MASKS/<prompt id>/<index>.<object>.png.",
+        "k": "Nearest neighbours of the target in its candidate set.",
+        "hue_threshold": "Hue-angle threshold in degrees.",
+        "box_threshold": "Detector score a box needs to count.",
+        "device": "torch device of the helper models (default: the run's).",
+        "scorer": SCORER_HELP,
+        "candidate_rule": CANDIDATE_RULE_HELP,
+        "scorer_config": "The scorer's every setting, as config.json records it (rebuilt from the options, not read).",
+    }
 
     def __init__(
         self,
@@ -186,7 +190,7 @@ class GenColorBench(_Prompts):
         vqa: str | None = None,
         detector: str | None = None,
         segmenter: str | None = None,
-        masks: str | None = None,
+        masks: str | Path | None = None,
         k: int = DEFAULT_K,
         hue_threshold: float = HUE_THRESHOLD,
         box_threshold: float = 0.3,
@@ -243,25 +247,24 @@ class GenColorBench(_Prompts):
         config = {k: v for k, v in self.scorer("css3").config().items() if k != "system"}
         return {**self.options, "scorer_config": config}
 
-    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
-        from huebench.benchmarks.gencolor.pipeline import ObjectMasker, decide, judge_objects, presence
-        from huebench.images import load_image
-
-        keys = [(s.inputs["prompt_id"], int(s.inputs["index"])) for s in samples]
-        if self.check_model(model) is Capability.TEXT_TO_IMAGE:
-            status = self._fill(model, ctx, keys)
-        else:  # scoring only: an orphan is a complete file (renames are atomic) without its entry
-            status = {k: self.store.status(*k) for k in keys}
-            status = {k: "unverified" if v == "orphan" else v for k, v in status.items()}
+    def _judge(self, ctx: Answers, model: Model) -> JudgeStage:
+        """The judge stage with this run's helper models (loaded once per process) and masks."""
         device = self.device or getattr(model, "device", "cpu")  # helpers follow the run's --device
-        vqa = _helper(self.vqa_spec, device) if self.vqa_spec else None
-        masker = ObjectMasker(
+        return JudgeStage(
             ctx,
+            vqa=_helper(self.vqa_spec, device) if self.vqa_spec else None,
             detector=_helper(self.detector_spec, device) if self.detector_spec else None,
             segmenter=_helper(self.segmenter_spec, device) if self.segmenter_spec else None,
             masks_dir=self.masks_dir,
             box_threshold=self.box_threshold,
         )
+
+    def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
+        """generate (a text-to-image model fills in missing images) → judge → score, per image."""
+        keys = [(s.inputs["prompt_id"], int(s.inputs["index"])) for s in samples]
+        generator = model if self.check_model(model) is Capability.TEXT_TO_IMAGE else None
+        status = self._generate(generator, ctx, keys)
+        judge = self._judge(ctx, model)
         for s, (pid, i) in zip(samples, keys, strict=True):
             prompt = self.prompts[pid]
             path = self.store.image_path(pid, i)
@@ -292,20 +295,16 @@ class GenColorBench(_Prompts):
                 }
                 continue
             image = np.asarray(load_image(path))
-            p_yes = None
-            if vqa is not None:
-                names = list(dict.fromkeys(o["name"] for o in prompt["objects"] if o.get("role") != "context"))
-                p_yes = dict(zip(names, presence(ctx, vqa, image, names), strict=True))
-            objects = judge_objects(image, prompt, i, masker, self.scorer(prompt["system"]), p_yes)
-            correct, reason = decide(prompt["task"], objects)
+            evidence = judge.evidence(image, prompt, i)
+            scored = score_stage(image, prompt, evidence, self.scorer(prompt["system"]))
             yield {
                 **base,
                 "status": "ok",
-                "objects": objects,
-                "correct": correct,
-                "reason": reason,
-                "mask_method": masker.method,
-                "presence_checked": vqa is not None,
+                "objects": scored.objects,
+                "correct": scored.correct,
+                "reason": scored.reason,
+                "mask_method": evidence.mask_method,
+                "presence_checked": evidence.presence_checked,
                 "batch_size": model.batch_size,
             }
 

@@ -9,21 +9,24 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
+from huebench.benchmarks.option_flags import benchmark_options, benchmark_options_command
 from huebench.report.html import fmt_num
 
 if TYPE_CHECKING:
     from huebench.runs.runner import RunResult
 
-#: the scorer's defaults (``scoring.DEFAULT_K``, ``scoring.HUE_THRESHOLD``), written out so that
+#: the scorer's default ``k`` (``scoring.DEFAULT_K``) for ``score-image``, written out so that
 #: ``huebench --help`` need not load the colour core; tests/test_benchmark_plugin.py checks they agree
 DEFAULT_K = 3
-HUE_THRESHOLD = 5.0
 app = typer.Typer(no_args_is_help=True, help="GenColorBench: score an image's colour; known-colour scorer diagnostic.")
-SCORER_HELP = "huebench (default: lit surface, specular steps) or paper (PCA dominant colour over all object pixels)."
-CANDIDATES_HELP = (
-    "per-metric: each metric's minimum over the candidates (the paper); same: one candidate must pass all three."
-)
 console = Console(soft_wrap=True)  # long lines stay whole in logs and pipes
+
+# score, generate and diagnose take their benchmark's options as flags made from the options it
+# declares (huebench/benchmarks/option_flags.py): an option added to the benchmark is a flag here
+# with no edit. Each command names the options it leaves out, and why.
+#: left out by every command: config.json's record of the scorer's settings, rebuilt from the options
+SCORER_RECORD = {"scorer_config": "a record of the scorer's settings, not a setting"}
 
 
 @app.command("score-image")
@@ -40,7 +43,7 @@ def score_image(
     ),
     k: int = typer.Option(DEFAULT_K, "--k", help="Nearest neighbours of the target in the candidate set."),
     scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP),
-    candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATES_HELP),
+    candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATE_RULE_HELP),
     as_json: bool = typer.Option(
         False, "--json", help="Print JSON: pass, dominant_lab, delta_e00, delta_chroma, delta_hue, …"
     ),
@@ -63,12 +66,26 @@ def score_image(
     console.print(("[green]PASS[/] " if score.passed else "[red]FAIL[/] ") + score.reason)
 
 
-@app.command("diagnose")
-def diagnose(
-    system: str = typer.Option("iscc-nbs-l2", "--system", help="iscc-nbs-l2 or css3."),
-    quick: bool = typer.Option(
-        False, "--quick", help="Smaller, noisier renders (48 px, 16 spp): a few minutes on a laptop CPU."
+@app.command(
+    "diagnose",
+    cls=benchmark_options_command(
+        "gencolor-diagnostic",
+        flags={"candidate_rule": "--candidates"},
+        not_flags=SCORER_RECORD,
+        # the diagnostic does not describe its options (option_help) yet; until it does, this command does
+        help={
+            "system": "iscc-nbs-l2 or css3.",
+            "quick": "Smaller, noisier renders (48 px, 16 spp): a few minutes on a laptop CPU.",
+            "size": "Render size in pixels (default: 48 with --quick, else 64).",
+            "spp": "Render samples per pixel (default: 16 with --quick, else 32).",
+            "family": "Image families: all, or comma-separated mitsuba, analytic, processed, textured, illuminant.",
+            "scorer": SCORER_HELP + " Both are reported.",
+            "candidate_rule": CANDIDATE_RULE_HELP,
+        },
     ),
+)
+def diagnose(
+    ctx: typer.Context,
     out: Path | None = typer.Option(None, "--out", help="Run folder (default runs/gencolor-diagnostic/SYSTEM)."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N renders."),
     seed: int = typer.Option(0, "--seed", help="Seed for set-up choices and render noise."),
@@ -79,21 +96,15 @@ def diagnose(
     ),
     batch_size: int = typer.Option(8, "--batch-size", help="VLM batch size."),
     device: str = typer.Option("cpu", "--device", help="torch device for the VLM."),
-    family: str = typer.Option(
-        "all",
-        "--family",
-        help="Image families: all, or comma-separated mitsuba, analytic, processed, textured, illuminant.",
-    ),
-    scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP + " Both are reported."),
-    candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATES_HELP),
 ) -> None:
     """Images of known colour (five families), scored by both scorers: accuracy per family, false accepts."""
     from huebench.runs.runner import RunOptions, run
 
+    options = benchmark_options(ctx)
     opts = RunOptions(
         benchmark="gencolor-diagnostic",
         model=vlm or "reference:none",  # a VLM also answers the Appendix E questions
-        out=out or Path("runs") / "gencolor-diagnostic" / system,
+        out=out or Path("runs") / "gencolor-diagnostic" / options["system"],
         limit=limit,
         seed=seed,
         resume=resume,
@@ -101,13 +112,7 @@ def diagnose(
         executor=executor,
         batch_size=batch_size,
         device=device,
-        benchmark_options={
-            "system": system,
-            "quick": quick,
-            "family": family,
-            "scorer": scorer,
-            "candidate_rule": candidates,
-        },
+        benchmark_options=options,
     )
     res = run(opts)
     m = res.metrics
@@ -165,19 +170,12 @@ def _run_gencolor(benchmark: str, model: str, out: Path, options: dict, common: 
     return run(opts)
 
 
-@app.command("generate")
+@app.command("generate", cls=benchmark_options_command("gencolor-generate", required=("images",)))
 def generate_command(
+    ctx: typer.Context,
     model: str = typer.Option(
         ..., "--model", "-m", help="Text-to-image model: diffusers:<hub id or folder>, or an alias."
     ),
-    prompts: str = typer.Option(
-        "mini", "--prompts", help="Prompt JSONL (gencolor prompts), or the built-in mini / full suite."
-    ),
-    images: Path = typer.Option(..., "--images", help="Image folder (layout: docs/gencolor.md, Image folder)."),
-    n: int = typer.Option(4, "--n", min=1, help="Images per prompt."),
-    steps: int | None = typer.Option(None, "--steps", help="Sampling steps (default: the pipeline's)."),
-    height: int | None = typer.Option(None, "--height", help="Image height (default: the pipeline's)."),
-    width: int | None = typer.Option(None, "--width", help="Image width (default: the pipeline's)."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N prompts."),
     batch_size: int = typer.Option(
         4, "--batch-size", min=1, help="Images per pipeline call (halved on out-of-memory)."
@@ -192,6 +190,8 @@ def generate_command(
     """Generate n images per prompt into --images; existing images are verified by hash and skipped."""
     import shutil
 
+    options = benchmark_options(ctx)
+    images = Path(options["images"])
     # the image folder is the state (hash-verified); the run folder only logs this invocation, so
     # a deleted or torn image is made again instead of being skipped by an old record
     log_dir = images / ".runs" / "generate"
@@ -200,7 +200,7 @@ def generate_command(
         "gencolor-generate",
         model,
         log_dir,
-        {"prompts": prompts, "images": str(images), "n": n, "steps": steps, "height": height, "width": width},
+        options,
         {
             "limit": limit,
             "batch_size": batch_size,
@@ -224,24 +224,22 @@ def generate_command(
     end_run(res)
 
 
-@app.command("score")
+@app.command(
+    "score",
+    cls=benchmark_options_command(
+        "gencolorbench",
+        flags={"candidate_rule": "--candidates"},
+        required=("images",),
+        not_flags={
+            **SCORER_RECORD,
+            "device": "set by --device, with the run's device",
+            **dict.fromkeys(("steps", "height", "width"), "generation settings: score never generates"),
+        },
+    ),
+)
 def score_command(
-    images: Path = typer.Option(..., "--images", help="Image folder filled by gencolor generate (or any generator)."),
-    prompts: str = typer.Option("mini", "--prompts", help="Prompt JSONL, or the built-in mini / full suite."),
+    ctx: typer.Context,
     out: Path = typer.Option(..., "--out", help="Run folder: records.jsonl, results.json, report.html."),
-    n: int = typer.Option(4, "--n", min=1, help="Images per prompt."),
-    vqa: str | None = typer.Option(
-        None, "--vqa", help="VLM for the presence check (hf:…); default: no presence check."
-    ),
-    detector: str | None = typer.Option(
-        None, "--detector", help="Open-vocabulary detector: GroundingDINO or OWLv2 (hf:…)."
-    ),
-    segmenter: str | None = typer.Option(None, "--segmenter", help="SAM (hf:…); with --detector."),
-    masks: Path | None = typer.Option(None, "--masks", help="User masks: MASKS/<prompt id>/<index>.<object>.png."),
-    k: int = typer.Option(DEFAULT_K, "--k", help="Nearest neighbours of the target in its candidate set."),
-    hue_threshold: float = typer.Option(HUE_THRESHOLD, "--hue-threshold", help="Hue-angle threshold in degrees."),
-    scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP),
-    candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATES_HELP),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N images."),
     device: str = typer.Option("cpu", "--device", help="torch device of the helper models."),
     seed: int = typer.Option(0, "--seed", help="Seed of the suite and of the bootstrap."),
@@ -255,20 +253,7 @@ def score_command(
         "gencolorbench",
         "reference:none",
         out,
-        {
-            "prompts": prompts,
-            "images": str(images),
-            "n": n,
-            "vqa": vqa,
-            "detector": detector,
-            "segmenter": segmenter,
-            "masks": str(masks) if masks else None,
-            "k": k,
-            "hue_threshold": hue_threshold,
-            "scorer": scorer,
-            "candidate_rule": candidates,
-            "device": device,
-        },
+        {**benchmark_options(ctx), "device": device},  # the helper models run on the run's device
         {
             "limit": limit,
             "device": device,

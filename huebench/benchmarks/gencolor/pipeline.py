@@ -1,28 +1,36 @@
-"""GenColorBench's per-image pipeline (seed 004 §3.4): presence → masks → colour → task rule.
+"""GenColorBench's stages (seed 004 §3.4): generate → judge → score.
 
-1. **Presence** (optional, after DSG): any VLM is asked "Is there a {object} in the image?" per
-   object that must be judged (targets and ICA partners; a COA context is not required); P(yes) <
-   0.5 → the object is absent and the image is incorrect.
-2. **Masks**, first that applies: a user mask ``MASKS/<prompt id>/<index>.<object>.png``; the
-   open-vocabulary detector's best box for the object's name (GroundingDINO or OWLv2) → SAM mask,
-   minus the SAM masks of the object's negative part labels that lie inside it (a part's mask is
-   removed when at least ``NEGATIVE_OVERLAP`` of it overlaps the object: the paper's negative IoU
-   filtering), then opening and removal of specks (< 5 % of the largest component); without a
-   detector, the offline segmentation (``scoring.segment_offline``) — one foreground object, so
-   only the target of a single-object prompt can be judged that way.
-3. **Colour**: :class:`~huebench.benchmarks.gencolor.scoring.ColorScorer` on the mask.
-4. **Task rule** (:func:`decide`): CNA/NCU — the target matches; COA — the target matches and the
-   context has not taken the colour (leakage: the context's dominant colour passes the same
-   test); MOC — every object matches its colour; ICA — the target and its partner both match.
+1. **Generate** (:func:`generate_stage`): a text-to-image model makes the images a prompt asks for
+   into the image store (``store.py``), each verified by its sha256 afterwards; with no model, the
+   stage only reads what the store holds.
+2. **Judge** (:class:`JudgeStage`): the evidence of one image (:class:`ImageEvidence`), per object:
 
-Detector and SAM outputs go through the run's cache (masks run-length encoded), so a re-run or a
-re-score with other colour thresholds costs no model calls.
+   - **presence** (optional, after DSG): any VLM is asked "Is there a {object} in the image?" per
+     object that must be judged (targets and ICA partners; a COA context is not required); P(yes)
+     < 0.5 → the object is absent, and no mask is looked for;
+   - **a mask**, first that applies: a user mask ``MASKS/<prompt id>/<index>.<object>.png``; the
+     open-vocabulary detector's best box for the object's name (GroundingDINO or OWLv2) → SAM
+     mask, minus the SAM masks of the object's negative part labels that lie inside it (a part's
+     mask is removed when at least ``NEGATIVE_OVERLAP`` of it overlaps the object: the paper's
+     negative IoU filtering), then opening and removal of specks (< 5 % of the largest
+     component); without a detector, the offline segmentation (``scoring.segment_offline``) — one
+     foreground object, so only the target of a single-object prompt can be judged that way.
+
+   Every model output is a typed request the run context answers through its cache (masks
+   run-length encoded), so judging an image again — a re-run, or a re-score with another scorer
+   configuration — costs no model calls.
+3. **Score** (:func:`score_stage`): a pure function of the image, the evidence and the scorer (its
+   configuration): no model, no cache. Each object's colour by
+   :meth:`~huebench.benchmarks.gencolor.scoring.ColorScorer.score_image` on its mask, then the task
+   rule (:func:`decide`): CNA/NCU — the target matches; COA — the target matches and the context
+   has not taken the colour (leakage: the context's dominant colour passes the same test); MOC —
+   every object matches its colour; ICA — the target and its partner both match.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,18 +39,28 @@ import numpy as np
 from numpy.typing import NDArray
 
 from huebench.benchmarks.gencolor.scoring import ColorScorer, segment_offline
+from huebench.benchmarks.gencolor.store import ImageStore, image_seed
 from huebench.images import rle_decode, rle_encode
 from huebench.models.base import Model
-from huebench.models.requests import Answers, Detection, Segmentation, YesProbability
+from huebench.models.requests import Answers, Detection, ImageGeneration, Segmentation, YesProbability
 
 __all__ = [
     "NEGATIVE_OVERLAP",
     "PRESENCE_THRESHOLD",
+    "ImageEvidence",
+    "ImageScore",
+    "JudgeStage",
+    "ObjectEvidence",
     "ObjectMask",
     "ObjectMasker",
     "decide",
+    "generate_stage",
+    "is_present",
+    "presence",
     "rle_decode",
     "rle_encode",
+    "score_stage",
+    "user_mask_path",
 ]
 
 PRESENCE_THRESHOLD = 0.5
@@ -50,6 +68,54 @@ NEGATIVE_OVERLAP = 0.5
 MIN_COMPONENT = 0.05
 
 
+# ---------------------------------------------------------------- stage 1: generate
+def generate_stage(
+    store: ImageStore,
+    prompts: Mapping[str, dict[str, Any]],
+    wanted: Sequence[tuple[str, int]],
+    generator: Model | None,
+    answers: Answers,
+    *,
+    seed: int,
+    options: dict[str, Any],
+) -> dict[tuple[str, int], str]:
+    """Each wanted (prompt id, index) image's status in ``store`` once this stage is done:
+    ``verified`` (it matches the sha256 in meta.json), ``unverified`` (an outside generator's file),
+    ``generated`` (made now), or — with no generator — ``missing`` / ``mismatch`` (torn or replaced).
+
+    ``generator``: a text-to-image model that makes the images that are missing or fail their hash,
+    from ``prompts`` (id → record) with seed ``image_seed(seed, prompt id, index)`` and the pipeline
+    ``options``; another model's folder is refused before anything is generated. None: the store
+    is only read."""
+    if generator is None:  # an orphan is a complete file (renames are atomic) without its entry
+        status = {key: store.status(*key) for key in wanted}
+        return {key: "unverified" if st == "orphan" else st for key, st in status.items()}
+    info = {"spec": generator.spec, "fingerprint": generator.fingerprint, "options": options}
+    out: dict[tuple[str, int], str] = {}
+    todo = []
+    for pid in dict.fromkeys(pid for pid, _ in wanted):  # once per prompt folder, not per image
+        store.check_generator(pid, info)
+    for pid, i in wanted:
+        st = store.status(pid, i)
+        if st in ("verified", "unverified"):
+            out[(pid, i)] = st
+        else:
+            todo.append((pid, i))
+    step = max(int(generator.batch_size), 1)
+    for k in range(0, len(todo), step):  # written batch by batch: a crash loses one batch at most
+        part = todo[k : k + step]
+        seeds = [image_seed(seed, pid, i) for pid, i in part]
+        requests = [
+            ImageGeneration(prompts[pid]["prompt"], s, options) for (pid, _), s in zip(part, seeds, strict=True)
+        ]
+        images = [a["output"] for a in answers.answer(requests)]
+        for (pid, i), img, s in zip(part, images, seeds, strict=True):
+            store.write(pid, i, img, seed=s, prompt=prompts[pid], generator=info)
+            out[(pid, i)] = "generated"
+    return out
+
+
+# ---------------------------------------------------------------- stage 2: judge
 def _user_mask_relative(pid: str, index: int, name: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
     return f"{pid}/{index}.{slug}.png"
@@ -188,53 +254,129 @@ def presence(answers: Answers, vqa: Model, image: NDArray[np.uint8], names: Sequ
     return [float(o["output"]) for o in outs]
 
 
-def judge_objects(
-    image: NDArray[np.uint8],
-    prompt: dict[str, Any],
-    index: int,
-    masker: ObjectMasker,
-    scorer: ColorScorer,
-    p_yes: dict[str, float] | None = None,
-) -> list[dict[str, Any]]:
-    """Mask and score every object of the prompt; a context object is scored against the target colour."""
-    judged_roles = [o for o in prompt["objects"] if o.get("role") != "context"]
-    single = len(judged_roles) == 1
-    out = []
-    for obj in prompt["objects"]:
-        role = obj.get("role", "target")
-        color_idx = obj.get("color")
-        if color_idx is None and role == "context":
-            color_idx = 0  # leakage: has the context taken the target's colour?
-        entry: dict[str, Any] = {"name": obj["name"], "role": role, "color": None}
-        if p_yes is not None and role != "context":
-            entry["p_yes"] = round(p_yes[obj["name"]], 4)
-            entry["present"] = p_yes[obj["name"]] >= PRESENCE_THRESHOLD
-            if entry["present"] is False:
-                entry["reason"] = f"VQA: no {obj['name']} in the image (P(yes) {p_yes[obj['name']]:.2f})"
-                out.append(entry)
+def is_present(p_yes: float) -> bool:
+    """The presence check's verdict on P(yes) of "Is there a {object} in the image?"."""
+    return p_yes >= PRESENCE_THRESHOLD
+
+
+@dataclass(frozen=True)
+class ObjectEvidence:
+    """What the judge stage found on one object of the prompt."""
+
+    #: P(yes) of the presence question; None: not asked (no VQA, or a COA context, which need not be there)
+    p_yes: float | None
+    #: None only when the presence check found the object absent: then no mask is looked for
+    mask: ObjectMask | None
+
+
+@dataclass(frozen=True)
+class ImageEvidence:
+    """The judge stage's output for one image: what the score stage judges."""
+
+    objects: tuple[ObjectEvidence, ...]  # one per object of the prompt, in its order
+    presence_checked: bool
+    mask_method: str  # "detector+sam" or "offline" (a user mask comes first either way)
+
+
+class JudgeStage:
+    """Stage 2: the evidence of one image (see the module doc). ``answers`` answers the VQA,
+    detector and segmenter requests (the run context: cached)."""
+
+    def __init__(
+        self,
+        answers: Answers,
+        *,
+        vqa: Model | None = None,
+        detector: Model | None = None,
+        segmenter: Model | None = None,
+        masks_dir: str | Path | None = None,
+        box_threshold: float = 0.3,
+    ):
+        self.answers, self.vqa = answers, vqa
+        self.masker = ObjectMasker(
+            answers, detector=detector, segmenter=segmenter, masks_dir=masks_dir, box_threshold=box_threshold
+        )
+
+    def evidence(self, image: NDArray[np.uint8], prompt: dict[str, Any], index: int) -> ImageEvidence:
+        """Presence (with a VQA model) and a mask for every object of ``prompt`` in ``image``, the
+        prompt's image number ``index``."""
+        judged = [o for o in prompt["objects"] if o.get("role") != "context"]
+        p_yes: dict[str, float] = {}
+        if self.vqa is not None:
+            names = list(dict.fromkeys(o["name"] for o in judged))
+            p_yes = dict(zip(names, presence(self.answers, self.vqa, image, names), strict=True))
+        objects = []
+        for obj in prompt["objects"]:
+            role = obj.get("role", "target")
+            p = p_yes.get(obj["name"]) if role != "context" else None
+            if p is not None and not is_present(p):
+                objects.append(ObjectEvidence(p, None))
                 continue
-        # the offline segmentation finds the one foreground object: the target, never the context
-        om = masker.mask(image, prompt["id"], index, obj, single=single and role != "context")
-        if role == "context" and om.source == "none":
-            entry.update(mask_source="none", reason="context not segmented (needs a detector): leakage not judged")
-            out.append(entry)
-            continue
-        entry.update(mask_source=om.source, mask_area=int(om.mask.sum()) if om.mask is not None else 0)
-        if om.detection:
-            entry["detection"] = om.detection
-        if om.negatives_removed:
-            entry["negatives_removed"] = om.negatives_removed
-        if om.mask is None:
-            entry["reason"] = om.reason
-            out.append(entry)
-            continue
-        color = prompt["colors"][color_idx]
-        score, _ = scorer.score_image(image, color["name"], mask=om.mask)
-        entry["color"] = color["name"]
-        entry["score"] = score.as_dict()
-        entry["reason"] = score.reason
-        out.append(entry)
-    return out
+            # the offline segmentation finds the one foreground object: the target, never the context
+            single = len(judged) == 1 and role != "context"
+            objects.append(ObjectEvidence(p, self.masker.mask(image, prompt["id"], index, obj, single=single)))
+        return ImageEvidence(tuple(objects), presence_checked=self.vqa is not None, mask_method=self.masker.method)
+
+
+# ---------------------------------------------------------------- stage 3: score
+@dataclass(frozen=True)
+class ImageScore:
+    """The score stage's output for one image, as the record keeps it."""
+
+    objects: list[dict[str, Any]]  # per object: P(yes), mask source and area, the colour score, a reason
+    correct: bool | None  # None: the image could not be judged (see reason)
+    reason: str
+
+
+def score_stage(
+    image: NDArray[np.uint8], prompt: dict[str, Any], evidence: ImageEvidence, scorer: ColorScorer
+) -> ImageScore:
+    """Stage 3: score every object of ``prompt`` in ``image`` on its mask from ``evidence``, then
+    apply the task rule. A pure function of its arguments (the scorer is its configuration): no
+    model, no cache, so a re-score with another scorer configuration needs only the evidence."""
+    objects = [
+        _score_object(image, prompt, obj, found, scorer)
+        for obj, found in zip(prompt["objects"], evidence.objects, strict=True)
+    ]
+    correct, reason = decide(prompt["task"], objects)
+    return ImageScore(objects, correct, reason)
+
+
+def _score_object(
+    image: NDArray[np.uint8], prompt: dict[str, Any], obj: dict[str, Any], found: ObjectEvidence, scorer: ColorScorer
+) -> dict[str, Any]:
+    """One object's entry of the record; a context object is scored against the target colour."""
+    role = obj.get("role", "target")
+    color_idx = obj.get("color")
+    if color_idx is None and role == "context":
+        color_idx = 0  # leakage: has the context taken the target's colour?
+    entry: dict[str, Any] = {"name": obj["name"], "role": role, "color": None}
+    if found.p_yes is not None:
+        entry["p_yes"] = round(found.p_yes, 4)
+        entry["present"] = is_present(found.p_yes)
+        if not entry["present"]:
+            entry["reason"] = f"VQA: no {obj['name']} in the image (P(yes) {found.p_yes:.2f})"
+            return entry
+    om = found.mask
+    if om is None:
+        raise ValueError(f"evidence for {obj['name']!r}: no mask, yet not found absent")
+    if role == "context" and om.source == "none":
+        entry.update(mask_source="none", reason="context not segmented (needs a detector): leakage not judged")
+        return entry
+    entry.update(mask_source=om.source, mask_area=int(om.mask.sum()) if om.mask is not None else 0)
+    if om.detection:
+        entry["detection"] = om.detection
+    if om.negatives_removed:
+        entry["negatives_removed"] = om.negatives_removed
+    if om.mask is None:
+        entry["reason"] = om.reason
+        return entry
+    color = prompt["colors"][color_idx]
+    score, _ = scorer.score_image(image, color["name"], mask=om.mask)
+    entry["color"] = color["name"]
+    entry["score"] = score.as_dict()
+    entry["reason"] = score.reason
+    return entry
 
 
 def decide(task: str, objects: Sequence[dict[str, Any]]) -> tuple[bool | None, str]:

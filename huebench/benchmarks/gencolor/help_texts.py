@@ -1,0 +1,11 @@
+"""What the scorer's choices mean, in the words every GenColorBench benchmark and command uses for them.
+
+A light module (no NumPy): ``huebench gencolor``'s module imports it when ``huebench`` starts.
+"""
+
+__all__ = ["CANDIDATE_RULE_HELP", "SCORER_HELP"]
+
+SCORER_HELP = "huebench (default: lit surface, specular steps) or paper (PCA dominant colour over all object pixels)."
+CANDIDATE_RULE_HELP = (
+    "per-metric: each metric's minimum over the candidates (the paper); same: one candidate must pass all three."
+)
