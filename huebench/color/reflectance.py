@@ -55,6 +55,7 @@ __all__ = [
     "GLOSS_INTERIOR",
     "GLOSS_SMOOTH",
     "GLOSS_UNIFORMITY",
+    "MAIN_COLOR_FROM",
     "RIM_BAND",
     "RIM_RATIO",
     "SPECULAR_REMOVAL_METHODS",
@@ -107,6 +108,11 @@ RIM_BAND = (1, 3)
 #: noisy vector is biased up), and the fit invents a floor. The value and its alternatives are
 #: measured in docs/gencolor.md (the "floor fitted from saturation" rows), by perf/scorer_study.py
 FLOOR_MIN_SATURATION = 0.4
+#: :func:`main_color_pixels` looks for the main colour among the pixels above this quantile of
+#: brightness: the darkest are mostly noise, and from the brighter half alone a bright second
+#: colour on 30 % of an object can fill most of it. Chosen by the leave-one-family-out tables in
+#: docs/gencolor.md ("main_color_from")
+MAIN_COLOR_FROM = 0.25
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
 FIT_PIXELS = 20000
 
@@ -611,25 +617,27 @@ def diffuse_reconstruction(rgb8: NDArray[np.uint8], method: str = "diffuse-line"
 # -- the main colour --------------------------------------------------------------------------
 
 
-def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[np.bool_]:
+def main_color_pixels(
+    rgb8: NDArray[np.uint8], *, keep: float = 0.7, from_quantile: float = MAIN_COLOR_FROM
+) -> NDArray[np.bool_]:
     """The pixels of a surface's main colour: a boolean mask over ``rgb8`` (N×3, 8-bit sRGB).
 
     Chromaticity (linear RGB over its sum) does not change with shading, so one albedo is one
     point, spread by noise that grows as pixels darken. The main colour is the densest chromaticity
-    of the brighter half; a pixel is kept when it lies within the radius that holds ``keep`` of the
-    brighter half — at least 3.5 × their median distance and 0.01 (a few degrees of hue for a
-    saturated colour), so a uniform object loses nothing to noise or 8-bit steps — widened for
-    darker pixels in proportion as their noise grows. For a chromatic main colour only a change of
-    hue counts: reflected white moves pixels along the line to the white point and they are kept.
-    Pixels of a print, a second colour or a coloured reflection are left out. With fewer than 20
-    pixels to go on, every pixel is kept."""
+    of the pixels above the ``from_quantile`` of brightness (:data:`MAIN_COLOR_FROM`: the darkest
+    are mostly noise); a pixel is kept when it lies within the radius that holds ``keep`` of those
+    pixels — at least 3.5 × their median distance and 0.01 (a few degrees of hue for a saturated
+    colour), so a uniform object loses nothing to noise or 8-bit steps — widened for darker pixels
+    in proportion as their noise grows. For a chromatic main colour only a change of hue counts:
+    reflected white moves pixels along the line to the white point and they are kept — but not
+    past it, where the complementary hue lies. Pixels of a print, a second colour or a coloured
+    reflection are left out. With fewer than 20 pixels to go on, every pixel is kept."""
     from scipy import ndimage
 
     lin = srgb8_to_linear(rgb8)
     total = lin.sum(axis=1)
     chrom = lin / np.maximum(total, 1e-6)[:, None]
-    mid_total = _median(total)
-    bright = total >= mid_total
+    bright = total >= np.quantile(total, from_quantile)
     if bright.sum() < 20:
         return np.ones(len(lin), dtype=bool)
     xy = chrom[bright][:, :2]
@@ -648,9 +656,16 @@ def main_color_pixels(rgb8: NDArray[np.uint8], *, keep: float = 0.7) -> NDArray[
     if np.linalg.norm(axis) > 0.02:
         # a chromatic object: only a change of hue counts. Reflected white and the veil move pixels
         # along the line to the white point, and the saturated tail is the albedo's best evidence
-        axis /= np.linalg.norm(axis)
-        off = off - (off @ axis)[:, None] * axis
-    dist = np.linalg.norm(off, axis=1)
+        reach = float(np.linalg.norm(axis))
+        axis /= reach
+        along = off @ axis
+        # … up to the white point: past it lies the complementary hue (a yellow print on a blue
+        # object is on the same line through white), and that part of the offset counts
+        past_white = np.clip(-along - reach, 0.0, None)
+        off = off - along[:, None] * axis
+        dist = np.hypot(np.linalg.norm(off, axis=1), past_white)
+    else:
+        dist = np.linalg.norm(off, axis=1)
     q_keep, q_mid = np.quantile(dist[bright], [keep, 0.5])
     radius = max(float(q_keep), 3.5 * float(q_mid), 0.01)
     widen = np.maximum(_median(total[bright]) / np.maximum(total, 1e-6), 1.0)

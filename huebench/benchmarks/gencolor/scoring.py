@@ -62,6 +62,7 @@ from huebench.color.reflectance import (
     FLOOR_MIN_SATURATION,
     GLOSS_SMOOTH,
     GLOSS_UNIFORMITY,
+    MAIN_COLOR_FROM,
     RIM_BAND,
     RIM_RATIO,
     diffuse_reconstruction,
@@ -88,7 +89,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 3
+SCORER_VERSION = 4
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -193,6 +194,7 @@ class ColorScorer:
         max_chroma_excess: float | None = MAX_CHROMA_EXCESS,
         gloss_smooth: float = GLOSS_SMOOTH,
         main_color: float | None = MAIN_COLOR,
+        main_color_from: float = MAIN_COLOR_FROM,
         rim_ratio: float | None = RIM_RATIO,
         rim_band: tuple[int, int] = RIM_BAND,
         veil_color: bool = VEIL_COLOR,
@@ -216,6 +218,9 @@ class ColorScorer:
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
         self.main_color = None if main_color is None else float(main_color)
+        if not 0 <= main_color_from < 1:
+            raise HuebenchError(f"main_color_from must be a quantile in [0, 1), got {main_color_from!r}")
+        self.main_color_from = float(main_color_from)
         self.k, self.jnd, self.hue_threshold, self.min_pixels = (
             int(k),
             float(jnd),
@@ -265,6 +270,7 @@ class ColorScorer:
             "max_chroma_excess": self.max_chroma_excess,
             "gloss_smooth": self.gloss_smooth,
             "main_color": self.main_color,
+            "main_color_from": self.main_color_from,
             "rim_ratio": self.rim_ratio,
             "rim_band": list(self.rim_band),
             "veil_color": self.veil_color,
@@ -311,7 +317,11 @@ class ColorScorer:
         chroma_p99 = float(np.quantile(np.hypot(lab_raw[:, 1], lab_raw[:, 2]), 0.99))
         # the main colour is chosen on the pixels as they are: a veil taken off pushes the darkest
         # channel of saturated pixels to the clip at 0, and their hue with it
-        main = main_color_pixels(px8, keep=self.main_color) if self.main_color is not None else None
+        main = (
+            main_color_pixels(px8, keep=self.main_color, from_quantile=self.main_color_from)
+            if self.main_color is not None
+            else None
+        )
         if veil is not None:
             px8 = remove_specular(px8, method="fresnel-veil", veil=veil)
             lab_veiled = srgb_to_lab(px8[fit_sample(len(px8))])
