@@ -191,6 +191,10 @@ def test_zero_shot_runs_with_tiny_lms(small_coda, tiny, tmp_path, family):
     assert rescore(tmp_path / "r", write=False) == res.results
     html = (tmp_path / "r" / "report.html").read_text()
     assert "Table 6 shape" in html and 'class="scatter"' in html
+    # the worst objects' distributions, humans vs model, in the colours themselves (basic system hex)
+    worst = max(res.records, key=lambda r: r["best"]["js"])
+    assert 'class="distpairs"' in html and f"{worst['name']} ({worst['group']})" in html
+    assert 'fill="#3B74C0"' in html and "Kendall τ with humans per group" in html
 
 
 def test_zero_shot_multi_piece_colours_are_scored(small_coda, load_tiny):

@@ -336,3 +336,18 @@ def test_cli_run_colorswap(dataset, tmp_path):
         app, ["run", "colorswap", "-m", "random", "--out", str(tmp_path / "x"), "--no-cache", "--no-progress"]
     )
     assert r.exit_code != 0 and "colorswap needs its data" in str(r.exception)
+
+
+def test_report_pictures_the_wrong_pairs_side_by_side(dataset, tmp_path):
+    res = evaluate(
+        "colorswap", "reference:random:1", out=tmp_path / "r", no_cache=True, progress=False, data=str(dataset)
+    )
+    wrong = [r for r in res.records if r["group"] is False]
+    assert wrong  # a random scorer gets some pairs wrong
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "Pairs the model got wrong" in html
+    assert html.count('<div class="card fail"') == len(wrong) and '<div class="card pass"' not in html
+    first = html[html.index('<div class="card fail"') :]
+    first = first[: first.index('<div class="title">')]
+    assert first.count('<img src="data:image/png;base64,') == 2  # both images of the pair
+    assert f"caption 1: {wrong[0]['caption_1']}" in html and f"caption 2: {wrong[0]['caption_2']}" in html

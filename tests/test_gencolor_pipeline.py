@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import ClassVar
 
@@ -418,7 +419,13 @@ def test_run_gencolorbench_generates_then_scores(tmp_path, load_tiny):
     assert cna["correct"] is not None and cna["objects"][0]["mask_source"] == "offline"
     m = res.metrics
     assert m["judged"] + m["unjudged"] == 10 and m["unjudged"] == 4
-    assert (tmp_path / "run" / "report.html").read_text().count("Table 4 shape") == 1
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert html.count("Table 4 shape") == 1
+    # every image pictured, wrong ones first, each with the target and found colours of its objects
+    statuses = re.findall(r'<div class="card (?:fail|pass|na)" data-status="([\w/]+)"', html)
+    assert len(statuses) == 10 and html.count('<img src="data:image/png;base64,') == 10
+    assert statuses == sorted(statuses, key=lambda st: st != "fail")
+    assert statuses.count("n/a") == 4 and f"{cna['objects'][0]['name']}: found" in html
 
 
 @pytest.mark.parametrize("detector", ["grounding-dino", "owlv2"])

@@ -219,6 +219,11 @@ def test_evaluation_end_to_end_with_tiny_models(probe_dir, tiny, tmp_path, famil
     assert len(rep["by_pair"]["matrix"]) == 11 and rep["by_pair"]["counts"][3][0] == 1  # red → white once (c1)
     html = (tmp_path / "r" / "report.html").read_text()
     assert "Table 3 shape" in html and "Table 4 shape" in html and 'class="heatmap"' in html
+    assert html.count('class="swatch"') >= 22  # the colour pairs' heatmap has the colours on both axes
+    wrong = [r for r in res.records if any(not p.get("ranking_correct", p.get("pair_correct")) for p in r["probes"])]
+    assert wrong  # random tiny models get probes wrong
+    assert html.count('<div class="card fail"') == len(wrong)  # each caption with a wrong probe, pictured
+    assert html.count('<img src="data:image/png;base64,') == len(wrong) and f"caption: {wrong[0]['text']}" in html
     assert rescore(tmp_path / "r", write=False) == res.results
 
 
@@ -255,7 +260,10 @@ def test_language_only_baseline_matches_naive_pll(probe_dir, load_tiny, tmp_path
     share = res.metrics["replacement"]["all"]["share"]
     probes = [p for r in res.records for p in r["probes"] if p["kind"] == "replacement"]
     assert share == pytest.approx(np.mean([p["match_more_likely"] for p in probes]))
-    assert "Figure 8 shape" in (tmp_path / "b" / "report.html").read_text()
+    html = (tmp_path / "b" / "report.html").read_text()
+    assert "Figure 8 shape" in html
+    n_wrong = sum(not p["match_more_likely"] for r in res.records for p in r["probes"])
+    assert n_wrong and f"of {n_wrong} wrong probes" in html and "Example probes the model got wrong" in html
 
 
 def test_missing_options_are_clear_errors(tmp_path):

@@ -1,6 +1,7 @@
 """The HTML report in a real headless browser (Debian's chromium), with a screenshot."""
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -162,3 +163,30 @@ def test_benchmark_options_as_flags_and_multi_run_nested_metrics(tmp_path):
     assert r.exit_code == 0 and "best/Single/kendall_mean" in html and "avg/Any/js_mean" in html
     bad = runner.invoke(app, ["run", "coda", "-m", "random", "--dataset"])
     assert bad.exit_code != 0
+
+
+def test_diagnostic_report_shows_a_gallery_failures_first_in_chromium(tmp_path):
+    from huebench.runs.runner import evaluate
+
+    out = tmp_path / "diag"
+    evaluate(
+        "gencolor-diagnostic", "none", out=out, no_cache=True, progress=False, quick=True, limit=36, family="textured"
+    )
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    with_thumb = [r for r in records if "thumbnail" in r]
+    failed = [r for r in records if not (r["exact"]["pass"] and r["offline"]["pass"] and not r["far_accepted"])]
+    assert failed and all("thumbnail" in r for r in failed)  # every failure keeps its picture
+    assert len(failed) < len(with_thumb) < len(records)  # and only a sample of the passes
+    html = (out / "report.html").read_text()
+    assert "Images, failures first" in html and "Scorer settings" in html and "main_color_from" in html
+    dom = _chromium("--dump-dom", (out / "report.html").resolve().as_uri(), tmp=tmp_path)
+    # the page's script ran: it counted the cards
+    assert f"{len(with_thumb)} of {len(with_thumb)} shown" in dom
+    statuses = re.findall(r'<div class="card \w+" data-status="(\w+)"', dom)
+    assert len(statuses) == len(with_thumb) and statuses == sorted(statuses)  # "fail" sorts before "pass"
+    assert 'class="swatch"' in dom and "Accuracy by colour and family" in dom
+    shot = tmp_path / "diag.png"
+    _chromium(f"--screenshot={shot}", "--window-size=1200,1400", (out / "report.html").resolve().as_uri(), tmp=tmp_path)
+    img = np.asarray(Image.open(shot).convert("RGB"))
+    # the gallery's first screen shows rendered objects: many distinct colours, not just text on white
+    assert len(np.unique(img[:900].reshape(-1, 3), axis=0)) > 500

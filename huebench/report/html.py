@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from huebench.io import atomic_write_text
+from huebench.report.gallery import GalleryItem, order_failures_first
 from huebench.report.svg import bar_chart_svg, heatmap_svg, swatches_svg
 
 __all__ = [
+    "GalleryItem",
     "Section",
     "bar_chart_svg",
     "heatmap_svg",
@@ -24,9 +26,10 @@ __all__ = [
 
 @dataclass
 class Section:
-    """A report block: a title, optionally a table (columns + rows of cells) and/or an SVG figure.
+    """A report block: a title, optionally a table (columns + rows of cells), an SVG figure and a
+    gallery of items (:mod:`huebench.report.gallery`, shown failures first).
 
-    Table cells are data and are escaped by the template. ``svg`` must come from
+    Table cells and gallery fields are data and are escaped by the template. ``svg`` must come from
     :mod:`huebench.report.svg`, which escapes the data it embeds.
     """
 
@@ -35,6 +38,11 @@ class Section:
     svg: str | None = None
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    gallery: list[GalleryItem] | None = None
+
+    def __post_init__(self) -> None:
+        if self.gallery is not None:
+            self.gallery = order_failures_first(self.gallery)
 
 
 def fmt_num(v: Any, digits: int = 3) -> str:
@@ -59,6 +67,19 @@ _TEMPLATE = """<!doctype html>
  .note { color: #555; font-size: .9em; }
  figure { margin: .5em 0; }
  pre { background: #f7f7f7; padding: .5em; overflow-x: auto; font-size: .8em; }
+ .gallery-controls { display: flex; gap: .6em; align-items: center; margin: .4em 0; font-size: .9em; }
+ .gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: .6em; }
+ .card { border: 1px solid #ccc; border-left: 5px solid #999; padding: .4em; font-size: .8em; background: #fff; }
+ .card.fail { border-left-color: #c62828; } .card.pass { border-left-color: #2e7d32; }
+ .card[hidden] { display: none; }
+ .card img { width: 128px; height: auto; image-rendering: pixelated; float: left; margin: 0 .5em .3em 0; }
+ .card img + img { margin-left: -.2em; }
+ .card .title { font-weight: bold; word-break: break-all; }
+ .card .status { font-weight: bold; } .card.fail .status { color: #c62828; } .card.pass .status { color: #2e7d32; }
+ .swatch { display: inline-block; text-align: center; margin: 2px 4px 2px 0; font-size: .85em; }
+ .swatch span { display: block; width: 44px; height: 22px; border: 1px solid #888; }
+ .metric { display: block; } .metric.bad { color: #c62828; }
+ .tags { color: #555; clear: both; } .reason { clear: both; color: #333; margin-top: .2em; }
 </style>
 </head>
 <body>
@@ -75,15 +96,59 @@ _TEMPLATE = """<!doctype html>
 </table>
 {% endif %}
 {% if s.svg %}<figure>{{ s.svg | safe }}</figure>{% endif %}
+{% if s.gallery %}
+<div class="gallery-controls">
+<label>filter <input type="search" class="g-filter" placeholder="text, family, colour…"></label>
+<label>show <select class="g-status"><option value="all">all</option><option value="fail">failures</option><option value="pass">passes</option></select></label>
+<label>sort <select class="g-sort"><option value="failures">failures first</option><option value="worst">worst first</option><option value="title">by name</option></select></label>
+<span class="g-count"></span>
+</div>
+<div class="gallery">{% for it in s.gallery %}
+<div class="card {{ it.status if it.status != 'n/a' else 'na' }}" data-status="{{ it.status }}" data-order="{{ loop.index0 }}" data-sort="{{ it.sort_key }}" data-title="{{ it.title }}" data-text="{{ it.search_text }}">
+{% for uri in it.images %}<img src="{{ uri }}" alt="{{ it.title }}">{% endfor %}
+<div class="title">{{ it.title }}</div>
+<div class="status">{{ it.status }}</div>
+{% for label, hex in it.swatches %}<div class="swatch" title="{{ label }} {{ hex }}"><span style="background: {{ hex }}"></span>{{ label }}</div>{% endfor %}
+{% for m in it.metrics %}<span class="metric{{ '' if m.passed else ' bad' }}">{{ m.text() }}</span>{% endfor %}
+{% if it.tags %}<div class="tags">{% for k, v in it.tags.items() %}{{ k }}: {{ v }}{{ "; " if not loop.last }}{% endfor %}</div>{% endif %}
+{% if it.reason %}<div class="reason">{{ it.reason }}</div>{% endif %}
+</div>{% endfor %}
+</div>
+{% endif %}
 </section>
 {% endfor %}
 {% if samples %}
 <section>
-<h2>Sample records (first {{ samples | length }})</h2>
+<h2>Sample records (first {{ samples | length }}, failures first)</h2>
 <table class="records"><thead><tr><th>id</th><th>status</th><th>input</th><th>decision</th><th>reason</th></tr></thead>
 <tbody>{% for r in samples %}<tr><td>{{ r.id }}</td><td>{{ r.status }}</td><td>{{ r.input }}</td><td>{{ r.decision }}</td><td>{{ r.reason }}</td></tr>{% endfor %}</tbody></table>
 </section>
 {% endif %}
+<script>
+// galleries: filter by text and status, sort; no network, no data outside this page
+document.querySelectorAll(".gallery").forEach(function (g) {
+  var c = g.previousElementSibling;
+  var cards = Array.prototype.slice.call(g.querySelectorAll(".card"));
+  var f = c.querySelector(".g-filter"), st = c.querySelector(".g-status"), so = c.querySelector(".g-sort"), n = c.querySelector(".g-count");
+  function update() {
+    var q = f.value.toLowerCase(), s = st.value, shown = 0;
+    cards.forEach(function (el) {
+      var ok = (s === "all" || el.dataset.status === s) && el.dataset.text.indexOf(q) !== -1;
+      el.hidden = !ok; if (ok) shown++;
+    });
+    var key = so.value, sorted = cards.slice();
+    sorted.sort(function (a, b) {
+      if (key === "title") return a.dataset.title.localeCompare(b.dataset.title);
+      if (key === "worst") return parseFloat(b.dataset.sort) - parseFloat(a.dataset.sort);
+      return parseInt(a.dataset.order, 10) - parseInt(b.dataset.order, 10);
+    });
+    sorted.forEach(function (el) { g.appendChild(el); });
+    n.textContent = shown + " of " + cards.length + " shown";
+  }
+  [f, st, so].forEach(function (el) { el.addEventListener("input", update); el.addEventListener("change", update); });
+  update();
+});
+</script>
 </body>
 </html>
 """
@@ -100,10 +165,27 @@ def render_report(
     )
 
 
+def _record_failed(r: dict[str, Any]) -> bool:
+    """A record that failed to run, or whose answer was judged wrong (``correct``, a score's ``pass``)."""
+    exact = r.get("exact")
+    return (
+        r.get("status") != "ok"
+        or r.get("correct") is False
+        or r.get("pass") is False
+        or (isinstance(exact, dict) and exact.get("pass") is False)
+    )
+
+
 def _sample_rows(records: Sequence[dict[str, Any]], n: int = 50) -> list[dict[str, Any]]:
+    """The first ``n`` records for the page, failures first."""
     rows = []
-    for r in records[:n]:
+    ordered = sorted(records, key=lambda r: not _record_failed(r))  # stable: file order within each part
+    for r in ordered[:n]:
         decision = r.get("prediction", r.get("decision", ""))
+        if decision == "" and isinstance(r.get("exact"), dict):
+            decision = "pass" if r["exact"].get("pass") else "fail"
+        elif decision == "" and "correct" in r:
+            decision = "correct" if r["correct"] else "wrong"
         if "caption_1" in r:
             shown = f"{r['caption_1']} | {r['caption_2']}"
         else:

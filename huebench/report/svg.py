@@ -3,14 +3,33 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from xml.sax.saxutils import escape as _xml_escape
 
-__all__ = ["bar_chart_svg", "esc", "heatmap_svg", "line_chart_svg", "scatter_svg", "swatches_svg"]
+__all__ = [
+    "bar_chart_svg",
+    "distribution_pairs_svg",
+    "esc",
+    "heatmap_svg",
+    "line_chart_svg",
+    "safe_hex",
+    "scatter_svg",
+    "swatches_svg",
+]
 
 
 def esc(text: object) -> str:
     return _xml_escape(str(text), {'"': "&quot;", "'": "&#x27;"})
+
+
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+def safe_hex(color: object) -> str | None:
+    """``color`` when it is a '#rrggbb' code, else None: colours from data go into style and fill
+    attributes, where anything else (``url(…)``) could fetch from the network."""
+    return color if isinstance(color, str) and _HEX.fullmatch(color) else None
 
 
 def _lerp_color(t: float) -> str:
@@ -34,14 +53,18 @@ def heatmap_svg(
     fmt: str = "{:.2g}",
     cell: int = 36,
     title: str = "",
+    row_colors: Sequence[str | None] | None = None,
+    col_colors: Sequence[str | None] | None = None,
 ) -> str:
-    """A labelled heatmap; ``None``/NaN cells are grey and empty."""
+    """A labelled heatmap; ``None``/NaN cells are grey and empty. ``row_colors``/``col_colors``:
+    a swatch ("#rrggbb") beside each row / above each column label (colours on the axes)."""
     vals = [float("nan") if v is None else float(v) for row in matrix for v in row]
     finite = [v for v in vals if math.isfinite(v)]
     lo = vmin if vmin is not None else (min(finite) if finite else 0.0)
     hi = vmax if vmax is not None else (max(finite) if finite else 1.0)
     span = (hi - lo) or 1.0
-    left, top = 90, 90 if title else 70
+    sw = 14  # swatch side
+    left, top = 90 + (sw + 4 if row_colors else 0), (90 if title else 70) + (sw + 4 if col_colors else 0)
     w = left + cell * len(col_labels) + 10
     h = top + cell * len(row_labels) + 10
     parts = [
@@ -49,15 +72,25 @@ def heatmap_svg(
     ]
     if title:
         parts.append(f'<text x="{left}" y="16" font-size="13" font-weight="bold">{esc(title)}</text>')
+    label_top = top - (sw + 4 if col_colors else 0)
     for j, lab in enumerate(col_labels):
         x = left + j * cell + cell / 2
         parts.append(
-            f'<text x="{x}" y="{top - 6}" font-size="11" transform="rotate(-45 {x} {top - 6})">{esc(lab)}</text>'
+            f'<text x="{x}" y="{label_top - 6}" font-size="11" transform="rotate(-45 {x} {label_top - 6})">{esc(lab)}</text>'
         )
+        if col_colors and safe_hex(col_colors[j]):
+            parts.append(
+                f'<rect class="swatch" x="{x - sw / 2}" y="{top - sw - 2}" width="{sw}" height="{sw}" fill="{col_colors[j]}" stroke="#888"/>'
+            )
+    label_right = left - (sw + 4 if row_colors else 0)
     for i, lab in enumerate(row_labels):
         parts.append(
-            f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4}" font-size="11" text-anchor="end">{esc(lab)}</text>'
+            f'<text x="{label_right - 6}" y="{top + i * cell + cell / 2 + 4}" font-size="11" text-anchor="end">{esc(lab)}</text>'
         )
+        if row_colors and safe_hex(row_colors[i]):
+            parts.append(
+                f'<rect class="swatch" x="{left - sw - 2}" y="{top + i * cell + (cell - sw) / 2}" width="{sw}" height="{sw}" fill="{row_colors[i]}" stroke="#888"/>'
+            )
         for j in range(len(col_labels)):
             v = matrix[i][j]
             fv = float("nan") if v is None else float(v)
@@ -120,7 +153,7 @@ def bar_chart_svg(
         )
     for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
         x = left + 8 + i * bar * 1.4
-        fill = esc(colors[i]) if colors else "#2166ac"
+        fill = (safe_hex(colors[i]) or "#dddddd") if colors else "#2166ac"
         fv = v if math.isfinite(v) else 0.0
         parts.append(
             f'<rect x="{x:.1f}" y="{y(fv):.1f}" width="{bar}" height="{top + height - y(fv):.1f}" fill="{fill}" stroke="#333"><title>{esc(lab)}: {fv:.3f}</title></rect>'
@@ -150,7 +183,9 @@ def swatches_svg(colors: Sequence[tuple[str, str]], *, size: int = 40) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="swatches" width="{w}" height="{size + 20}">']
     for i, (label, hexcode) in enumerate(colors):
         x = i * (size + 60)
-        parts.append(f'<rect x="{x}" y="0" width="{size}" height="{size}" fill="{esc(hexcode)}" stroke="#333"/>')
+        parts.append(
+            f'<rect x="{x}" y="0" width="{size}" height="{size}" fill="{safe_hex(hexcode) or "#dddddd"}" stroke="#333"/>'
+        )
         parts.append(f'<text x="{x}" y="{size + 14}" font-size="10">{esc(label)}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -270,5 +305,51 @@ def line_chart_svg(
     parts.append(
         f'<text x="12" y="{height / 2}" font-size="11" transform="rotate(-90 12 {height / 2})" text-anchor="middle">{esc(ylabel)}</text>'
     )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def distribution_pairs_svg(
+    labels: Sequence[str],
+    first: Sequence[Sequence[float]],
+    second: Sequence[Sequence[float]],
+    names: Sequence[str],
+    colors: Sequence[str],
+    *,
+    first_label: str = "humans",
+    second_label: str = "model",
+    width: int = 420,
+    bar: int = 9,
+) -> str:
+    """Two stacked bars per row — e.g. the human and the model colour distribution of an object —
+    each segment drawn in its own colour (``colors``, '#rrggbb', one per name in ``names``)."""
+    left = 170
+    row_h = 2 * bar + 8
+    legend_h = 22
+    h = legend_h + row_h * len(labels) + 6
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="distpairs" width="{left + width + 10}" height="{h}" role="img" aria-label="{esc(first_label)} vs {esc(second_label)}">'
+    ]
+    key_x = left  # the legend: one key per colour
+    for name, c in zip(names, colors, strict=True):
+        parts.append(
+            f'<rect x="{key_x}" y="4" width="12" height="12" fill="{safe_hex(c) or "#dddddd"}" stroke="#888"/><text x="{key_x + 15}" y="14" font-size="10">{esc(name)}</text>'
+        )
+        key_x += 15 + 7 * len(str(name)) + 8
+    for i, lab in enumerate(labels):
+        y0 = legend_h + i * row_h
+        parts.append(f'<text x="{left - 6}" y="{y0 + bar + 3}" font-size="11" text-anchor="end">{esc(lab)}</text>')
+        for k, (dist, who) in enumerate(((first[i], first_label), (second[i], second_label))):
+            total = float(sum(v for v in dist if math.isfinite(v))) or 1.0
+            x = float(left)
+            y = y0 + k * (bar + 1)
+            for name, c, v in zip(names, colors, dist, strict=True):
+                share = v / total if math.isfinite(v) else 0.0
+                w = share * width
+                if w > 0:
+                    parts.append(
+                        f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar}" fill="{safe_hex(c) or "#dddddd"}"><title>{esc(lab)} — {esc(who)}: {esc(name)} {100 * share:.1f} %</title></rect>'
+                    )
+                x += w
     parts.append("</svg>")
     return "".join(parts)

@@ -47,6 +47,8 @@ def _num(v: Any) -> float:
 
 #: the 11 colours plus the British spelling, whose probability is added to gray's
 CANDIDATES = (*COLORS, "grey")
+#: objects whose distributions a report draws (the largest D_JS first)
+DISTRIBUTION_OBJECTS = 30
 
 
 def to_color_distribution(logprobs: Sequence[float]) -> list[float]:
@@ -172,6 +174,55 @@ class Coda(Benchmark):
             out[agg] = table
         return out
 
+    def _distribution_sections(self, m: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
+        """The model's colour distribution against the humans' for the objects it gets most wrong
+        (largest D_JS, best template), drawn in the colours; Kendall τ per group with its spread."""
+        from huebench.color import load_system
+        from huebench.report.html import Section
+        from huebench.report.svg import bar_chart_svg, distribution_pairs_svg
+
+        out = []
+
+        def by_divergence(r: dict[str, Any]) -> float:
+            js = _num(r["best"]["js"])
+            return -js if math.isfinite(js) else math.inf  # largest first, undefined last
+
+        ranked = sorted(records, key=by_divergence)
+        shown = ranked[:DISTRIBUTION_OBJECTS]
+        if shown:
+            hexes = {c.name: c.hex for c in load_system("basic")}
+            out.append(
+                Section(
+                    f"Colour distributions, humans (upper bar) vs the model (lower bar): the {len(shown)} objects with the largest D_JS",
+                    svg=distribution_pairs_svg(
+                        [f"{r['name']} ({r['group']})" for r in shown],
+                        [r["truth"] for r in shown],
+                        [r["best"]["distribution"] for r in shown],
+                        list(COLORS),
+                        [hexes.get(c, "#dddddd") for c in COLORS],
+                    ),
+                    note="best template per object; hover a segment for its share",
+                )
+            )
+        best = m.get("best", {})
+        if best:
+            groups = list(best)
+            means = [best[g]["kendall_mean"] for g in groups]
+            stds = [best[g]["kendall_std"] for g in groups]
+            out.append(
+                Section(
+                    "Kendall τ with humans per group (mean ± one standard deviation over objects)",
+                    svg=bar_chart_svg(
+                        groups,
+                        means,
+                        [v - s for v, s in zip(means, stds, strict=True)],
+                        [v + s for v, s in zip(means, stds, strict=True)],
+                        ylabel="τ (×100)",
+                    ),
+                )
+            )
+        return out
+
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
         from huebench.report.html import Section, fmt_num
         from huebench.report.svg import scatter_svg
@@ -199,6 +250,7 @@ class Coda(Benchmark):
             if rows and len(rows[0]) > 6:
                 cols += ["Δρ", "Δτ"]
             sections.append(Section(title, table={"columns": cols, "rows": rows}))
+        sections += self._distribution_sections(m, records)
         if records and "ngram" in records[0]:
             t7 = [
                 [

@@ -29,6 +29,9 @@ from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
 from huebench.models.requests import Answers, Generation, ImageTextScores, MatchProbability, Part
 
+#: at most this many wrong pairs are pictured in a report
+GALLERY_PAIRS = 120
+
 __all__ = ["ColorSwap"]
 
 
@@ -268,6 +271,52 @@ class ColorSwap(Benchmark):
             }
         return {"kind": "matching", **summarize_matrices(records, seed=self.seed)}
 
+    def _pair_gallery(self, records: Sequence[dict[str, Any]]) -> list[Any]:
+        """The pairs the model got wrong, side by side: both images, both captions, the model's
+        scores or answers (at most :data:`GALLERY_PAIRS`, worst first: group, then text/image)."""
+        from huebench.report.gallery import GalleryItem, thumbnail_uri
+        from huebench.report.html import Section
+
+        wrong = [r for r in records if r.get("group") is False][:GALLERY_PAIRS]
+        if not wrong:
+            return []
+        try:
+            examples = self.examples()
+        except (OSError, HuebenchError):
+            examples = {}  # the data moved since the run: cards without pictures
+        cards = []
+        for r in wrong:
+            e = examples.get(r["id"])
+            images = []
+            if e is not None:
+                try:
+                    images = [thumbnail_uri(np.asarray(im.convert("RGB"))) for im in e.images()]
+                except (OSError, ValueError, HuebenchError):
+                    images = []
+            missed = [k for k in ("text", "image") if r.get(k) is False]
+            cards.append(
+                GalleryItem(
+                    str(r["id"]),
+                    False,
+                    reason=str(r.get("reason", "")),
+                    images=images,
+                    tags={
+                        "caption 1": str(r.get("caption_1")),
+                        "caption 2": str(r.get("caption_2")),
+                        "wrong": ", ".join(missed) or "group",
+                    },
+                    sort_key=float(len(missed)),
+                )
+            )
+        return [
+            Section(
+                "Pairs the model got wrong (image 1, image 2)",
+                gallery=cards,
+                note=f"{len(cards)} of {sum(1 for r in records if r.get('group') is False)} wrong pairs; "
+                "caption 1 belongs to image 1. Reason: the four scores s(caption, image), or the VLM's answers.",
+            )
+        ]
+
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
         from huebench.report.html import Section, bar_chart_svg, fmt_num
 
@@ -286,6 +335,7 @@ class ColorSwap(Benchmark):
             else f"unparseable answers: {fmt_num(m.get('unparseable_percent'), 2)} % of queries"
         )
         return [
+            *self._pair_gallery(records),
             Section(
                 "ColorSwap scores (Table 2 / 7 shape, 95 % paired bootstrap intervals)",
                 table={"columns": ["model", "method", "text ↑", "image ↑", "group ↑"], "rows": rows},

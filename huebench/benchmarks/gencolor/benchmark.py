@@ -312,4 +312,19 @@ class GenColorBench(_Prompts):
         return analyses(records, seed=self.seed)
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
-        return report_sections(results, records)
+        from huebench.benchmarks.gencolor.cards import MAX_CARDS, image_cards
+        from huebench.report.html import Section
+
+        config = self.scorer("css3").config()
+        cards = image_cards(records, self.store.root, {"jnd": config["jnd"], "hue_threshold": config["hue_threshold"]})
+        wrong = sum(1 for r in records if r.get("correct") is False)
+        gallery = Section(
+            "Images, failures first",
+            gallery=cards,
+            note=(
+                f"{wrong} images judged wrong, {sum(1 for r in records if r.get('correct') is None)} not judged; "
+                f"at most {MAX_CARDS} cards, every wrong image first. Swatches: each object's target colour and the "
+                "dominant colour found; metrics: the first target object's."
+            ),
+        )
+        return [gallery, *report_sections(results, records)] if cards else report_sections(results, records)

@@ -72,16 +72,7 @@ def score_image(
         "gencolor-diagnostic",
         flags={"candidate_rule": "--candidates"},
         not_flags=SCORER_RECORD,
-        # the diagnostic does not describe its options (option_help) yet; until it does, this command does
-        help={
-            "system": "iscc-nbs-l2 or css3.",
-            "quick": "Smaller, noisier renders (48 px, 16 spp): a few minutes on a laptop CPU.",
-            "size": "Render size in pixels (default: 48 with --quick, else 64).",
-            "spp": "Render samples per pixel (default: 16 with --quick, else 32).",
-            "family": "Image families: all, or comma-separated mitsuba, analytic, processed, textured, illuminant.",
-            "scorer": SCORER_HELP + " Both are reported.",
-            "candidate_rule": CANDIDATE_RULE_HELP,
-        },
+        help={"scorer": SCORER_HELP + " Both are reported."},
     ),
 )
 def diagnose(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from huebench.benchmarks.gencolor.families import (
     family_samples,
     make_image,
 )
+from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
 from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS, RenderSpec, render
 from huebench.benchmarks.gencolor.scoring import SCORERS, ColorScorer
 from huebench.color import delta_e, load_system
@@ -39,8 +40,19 @@ from huebench.stats import bootstrap_ci
 __all__ = ["PAPER_ACCURACY", "Diagnostic"]
 
 PAPER_ACCURACY = {"iscc-nbs-l2": 96.46, "css3": 92.00}
+#: records keep a thumbnail (for the report's gallery) for every image a test got wrong and for one
+#: in this many of the others
+PASS_SAMPLE = 8
 #: how the report names the renderer's materials
 MATERIAL_NAMES = {"diffuse": "diffuse", "plastic": "glossy"}
+
+
+def _setting_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return "–".join(map(str, value))
+    return str(value)
 
 
 def _pick(seed: int, *keys: Any) -> int:
@@ -59,6 +71,18 @@ class Diagnostic(Benchmark):
     name = "gencolor-diagnostic"
     description = "GenColorBench scorer diagnostic on images of known colour, five families (no model needed)"
     capabilities = ()
+    option_help: ClassVar[dict[str, str]] = {
+        "system": "iscc-nbs-l2 or css3.",
+        "quick": "Smaller, noisier renders (48 px, 16 spp): a few minutes on a laptop CPU.",
+        "size": "Render size in pixels (default: 48 with --quick, else 64).",
+        "spp": "Render samples per pixel (default: 16 with --quick, else 32).",
+        "family": (
+            f"Image families: all, or comma-separated {', '.join(FAMILIES)}; "
+            f"{', '.join(HELD_OUT_FAMILIES)} is held out of all (docs/gencolor.md)."
+        ),
+        "scorer": SCORER_HELP,
+        "candidate_rule": CANDIDATE_RULE_HELP,
+    }
 
     def __init__(
         self,
@@ -188,6 +212,7 @@ class Diagnostic(Benchmark):
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         from huebench.benchmarks.gencolor.scoring import segment_offline
+        from huebench.report.gallery import thumbnail_uri
 
         use_vlm = self.check_model(model) is Capability.VLM
         for s in samples:
@@ -211,6 +236,11 @@ class Diagnostic(Benchmark):
                 if n != self.scorer.name
             }
             vlm = self._ask_vlm(model, ctx, img, i, far_name) if use_vlm and i["family"] == "mitsuba" else None
+            # the report's gallery: every image some test got wrong, and one in PASS_SAMPLE of the rest
+            shown = (
+                not (exact.passed and offline.passed and not far.passed)
+                or _pick(self.seed, "thumb", s.id) % PASS_SAMPLE == 0
+            )
             yield {
                 "id": s.id,
                 "status": "ok",
@@ -224,6 +254,7 @@ class Diagnostic(Benchmark):
                 "other_scorers": other,
                 "offline_mask_iou": inter / union if union else 0.0,
                 **({"vlm": vlm} if vlm is not None else {}),
+                **({"thumbnail": thumbnail_uri(img, mask)} if shown else {}),
                 "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}",
                 "batch_size": 1,
             }
@@ -339,6 +370,88 @@ class Diagnostic(Benchmark):
             }
         return out
 
+    def _picture_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
+        """The gallery (failures first), accuracy per colour × family with swatches, and the
+        scorers' settings as a table."""
+        from huebench.benchmarks.gencolor.cards import score_card
+        from huebench.report.gallery import lab_hex
+        from huebench.report.html import Section
+        from huebench.report.svg import heatmap_svg
+
+        m = results["metrics"]
+        configs = m.get("scorer_config") or {}
+        primary = configs.get(m["scorer"], {})
+        thresholds = {"jnd": primary.get("jnd", 5.0), "hue_threshold": primary.get("hue_threshold", 5.0)}
+        cards = []
+        for r in records:
+            if "thumbnail" not in r:
+                continue
+            other = r.get("other_scorers") or {}
+            extra = [(f"{n} scorer", lab_hex(o.get("dominant_lab"))) for n, o in other.items()]
+            tags = {
+                "family": str(r.get("family")),
+                "material": str(r.get("material")),
+                "step": str(r.get("step")),
+                "object": str(r.get("object")),
+                "offline mask": "pass" if r["offline"]["pass"] else "fail",
+                "far colour": f"{r.get('far_color')} {'accepted' if r.get('far_accepted') else 'rejected'}",
+            }
+            cards.append(
+                score_card(
+                    r["id"], r["exact"], images=[r["thumbnail"]], thresholds=thresholds, tags=tags, extra_swatches=extra
+                )
+            )
+        sections = []
+        if cards:
+            n_fail = sum(1 for c in cards if c.passed is False)
+            sections.append(
+                Section(
+                    "Images, failures first",
+                    gallery=cards,
+                    note=(
+                        f"{n_fail} images the exact-mask test got wrong and every image another test got wrong "
+                        f"(offline mask, far colour), with one in {PASS_SAMPLE} of the rest; outline: the mask's "
+                        "edge, which the scorer leaves out. Swatches: the target, the dominant colour each scorer found."
+                    ),
+                )
+            )
+        families = list(dict.fromkeys(str(r["family"]) for r in records))
+        colors: dict[str, str] = {}
+        for r in records:
+            colors.setdefault(str(r["color"]), "#{:02x}{:02x}{:02x}".format(*r["rgb"]))
+        if families and colors:
+            cells: dict[tuple[str, str], list[bool]] = {}
+            for r in records:
+                cells.setdefault((str(r["color"]), str(r["family"])), []).append(bool(r["exact"]["pass"]))
+            matrix = [[100.0 * sum(v) / len(v) if (v := cells.get((c, f))) else None for f in families] for c in colors]
+            sections.append(
+                Section(
+                    f"Accuracy by colour and family (exact masks, {m['scorer']} scorer)",
+                    svg=heatmap_svg(
+                        matrix,
+                        list(colors),
+                        families,
+                        vmin=0.0,
+                        vmax=100.0,
+                        fmt="{:.0f}",
+                        row_colors=list(colors.values()),
+                    ),
+                )
+            )
+        if configs:
+            keys = list(dict.fromkeys(k for c in configs.values() for k in c))
+            sections.append(
+                Section(
+                    "Scorer settings",
+                    table={
+                        "columns": ["setting", *configs],
+                        "rows": [[k, *(_setting_text(c.get(k)) for c in configs.values())] for k in keys],
+                    },
+                    note="every setting is recorded in config.json; --resume refuses another configuration",
+                )
+            )
+        return sections
+
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
         from huebench.report.html import Section, fmt_num
         from huebench.report.svg import bar_chart_svg
@@ -391,6 +504,7 @@ class Diagnostic(Benchmark):
             )
         return [
             *vlm_sections,
+            *self._picture_sections(results, records),
             Section(
                 f"Known-colour diagnostic ({m['system']})",
                 table={"columns": ["measure", "%", "95% CI", "n"], "rows": rows},

@@ -46,6 +46,11 @@ from huebench.paths import resolve_under
 
 __all__ = ["VLM_PROMPT", "Rainbow", "RainbowBaseline", "load_probes"]
 
+#: at most this many captions with wrong probes are pictured in a report
+GALLERY_CAPTIONS = 120
+#: at most this many wrong probes are listed in the text report
+EXAMPLE_PROBES = 50
+
 VLM_PROMPT = "Does the following sentence match this image?\n{description}\nPlease answer with either 'yes' or 'no'."
 PROBE_FIELDS = ("id", "caption_id", "image", "kind", "text", "foil", "original_color", "foil_color", "relation")
 
@@ -82,6 +87,26 @@ def _rates(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "precision": tp / (tp + fp) if tp + fp else None,
         "recall": tp / n,
     }
+
+
+def color_hexes(names: Sequence[str]) -> list[str | None]:
+    """'#rrggbb' of Rainbow's basic colour terms (the colour core's "basic" system), None for others."""
+    from huebench.color import load_system
+
+    basic = {c.name: c.hex for c in load_system("basic")}
+    return [basic.get("gray" if n == "grey" else n) for n in names]
+
+
+def _probe_error(p: dict[str, Any]) -> str:
+    change = f"{p['original_color']} → {p['foil_color']} ({p.get('relation')})"
+    if "ranking_correct" in p:
+        return f"{change}: foil ranked above"
+    what = [
+        w
+        for w, ok in (("description rejected", p.get("match_accepted")), ("foil accepted", p.get("foil_rejected")))
+        if not ok
+    ]
+    return f"{change}: {', '.join(what)}"
 
 
 def _pair_table(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
@@ -287,6 +312,50 @@ class Rainbow(_RainbowBase):
                     out[pair][k] = {"n": len(labs), "hex": "#{:02X}{:02X}{:02X}".format(*(round(v * 255) for v in rgb))}
         return out
 
+    def _caption_gallery(self, records: Sequence[dict[str, Any]]) -> list[Any]:
+        """Captions with a wrong probe (at most :data:`GALLERY_CAPTIONS`, most wrong first): the
+        image, the caption, each wrong probe's colours as swatches and what went wrong."""
+        from huebench.report.gallery import GalleryItem, file_thumbnail
+        from huebench.report.html import Section
+
+        def wrong(p: dict[str, Any]) -> bool:
+            return not p.get("ranking_correct", p.get("pair_correct", True))
+
+        cards = []
+        with_wrong = [r for r in records if any(wrong(p) for p in r["probes"])]
+        for r in with_wrong[:GALLERY_CAPTIONS]:
+            bad = [p for p in r["probes"] if wrong(p)]
+            try:
+                thumb = file_thumbnail(resolve_under(self.images_root, str(r["image"]), what="image"))
+            except HuebenchError:
+                thumb = None  # the image is no longer under the folder: the card without its picture
+            hexes = dict(zip(COLORS, color_hexes(COLORS), strict=True))
+            swatches = [(f"{p['original_color']} → {p['foil_color']}", hexes.get(p["foil_color"])) for p in bad]
+            cards.append(
+                GalleryItem(
+                    str(r["id"]),
+                    False,
+                    reason=str(r.get("reason", "")),
+                    images=[thumb] if thumb else [],
+                    swatches=[(label, h) for label, h in swatches if h],
+                    tags={
+                        "caption": str(r.get("text")),
+                        "source": str(r.get("source")),
+                        "wrong": "; ".join(_probe_error(p) for p in bad),
+                    },
+                    sort_key=float(len(bad)),
+                )
+            )
+        if not cards:
+            return []
+        return [
+            Section(
+                "Captions with wrong probes (swatch: the foil's colour)",
+                gallery=cards,
+                note=f"{len(cards)} of {len(with_wrong)} captions with a wrong probe",
+            )
+        ]
+
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
         from huebench.report.html import Section, fmt_num
         from huebench.report.svg import heatmap_svg, swatches_svg
@@ -349,9 +418,18 @@ class Rainbow(_RainbowBase):
             sections.append(
                 Section(
                     f"Figure 6 shape — {src}: {'ranking' if ranking else 'pair-wise'} accuracy per colour pair (rows: original, columns: replacement)",
-                    svg=heatmap_svg(bp["matrix"], bp["labels"], bp["labels"], vmin=0.0, vmax=1.0),
+                    svg=heatmap_svg(
+                        bp["matrix"],
+                        bp["labels"],
+                        bp["labels"],
+                        vmin=0.0,
+                        vmax=1.0,
+                        row_colors=color_hexes(bp["labels"]),
+                        col_colors=color_hexes(bp["labels"]),
+                    ),
                 )
             )
+        sections += self._caption_gallery(records)
         if m.get("rgb_hues"):
             sw = []
             for pair, d in m["rgb_hues"].items():
@@ -448,12 +526,35 @@ class RainbowBaseline(_RainbowBase):
                 note="random baseline 0.50",
             )
         ]
+        wrong = [(r, p) for r in records for p in r["probes"] if not p["match_more_likely"]]
+        if wrong:
+            sections.append(
+                Section(
+                    "Example probes the model got wrong (the foil more likely than the description)",
+                    table={
+                        "columns": ["description", "colour", "foil colour", "relation"],
+                        "rows": [
+                            [r["text"], p["original_color"], p["foil_color"], p["relation"]]
+                            for r, p in wrong[:EXAMPLE_PROBES]
+                        ],
+                    },
+                    note=f"{min(len(wrong), EXAMPLE_PROBES)} of {len(wrong)} wrong probes",
+                )
+            )
         if "replacement" in m and "all" in m["replacement"]:
             bp = m["replacement"]["all"]["by_pair"]
             sections.append(
                 Section(
                     "Figure 8 shape: share per colour pair (rows: original, columns: replacement)",
-                    svg=heatmap_svg(bp["matrix"], bp["labels"], bp["labels"], vmin=0.0, vmax=1.0),
+                    svg=heatmap_svg(
+                        bp["matrix"],
+                        bp["labels"],
+                        bp["labels"],
+                        vmin=0.0,
+                        vmax=1.0,
+                        row_colors=color_hexes(bp["labels"]),
+                        col_colors=color_hexes(bp["labels"]),
+                    ),
                 )
             )
         return sections
