@@ -103,6 +103,27 @@ def test_score_image_cli_json(tmp_path):
     assert json.loads(r.output)["pass"] is False and json.loads(r.output)["mask_source"] == "offline segmentation"
 
 
+def test_score_image_cli_says_how_much_the_mask_took_saves_it_and_refuses_other_systems_names(tmp_path):
+    img, mask = _scene((255, 99, 71))
+    Image.fromarray(img).save(tmp_path / "img.png")
+    base = ["gencolor", "score-image", str(tmp_path / "img.png")]
+    r = CliRunner().invoke(app, [*base, "--target", "Tomato", "--save-mask", str(tmp_path / "m.png")])
+    assert r.exit_code == 0, r.output
+    saved = np.asarray(Image.open(tmp_path / "m.png")) > 0
+    text = " ".join(r.output.split())
+    assert f"mask: offline segmentation, {int(saved.sum()):,} pixels ({100 * saved.mean():.0f} % of the image)" in text
+    assert (saved & mask).sum() / (saved | mask).sum() > 0.9  # the mask the score used, as a PNG
+    r = CliRunner().invoke(app, [*base, "--target", "Tomato", "--save-mask", str(tmp_path / "m.png")])
+    assert r.exit_code == 2 and "exists" in r.output  # never overwritten
+    # ISCC-NBS L3 has no "Red": the name is not read as CSS red, and the error names L3's reds
+    r = CliRunner().invoke(app, [*base, "--target", "Red", "--system", "iscc-nbs-l3"])
+    message = str(r.exception)  # `huebench` prints it as one line and exits 2 (huebench/cli/_errors.py)
+    assert type(r.exception).__name__ == "UnknownNameError" and "'Red' is not a colour of the iscc-nbs-l3" in message
+    assert "Deep red" in message
+    r = CliRunner().invoke(app, [*base, "--target", "#FF6347", "--system", "iscc-nbs-l3", "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["candidates"][0] == "#FF6347"  # a value is fine anywhere
+
+
 def test_render_gives_image_and_exact_mask():
     pytest.importorskip("mitsuba")
     from huebench.benchmarks.gencolor.render import OBJECTS, RenderSpec, render

@@ -162,3 +162,18 @@ def test_the_flags_are_made_when_the_command_is_used_not_at_start():
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == []
+
+
+def test_score_with_missing_images_says_so_and_exits_1(tmp_path):
+    from huebench.testing.data import make_gencolor_images
+
+    opts = make_gencolor_images(tmp_path / "g")  # 10 prompts × 2 images; --n 4 asks for 40
+    out = tmp_path / "run"
+    args = ["gencolor", "score", "--prompts", opts["prompts"], "--images", opts["images"], "--masks", opts["masks"]]
+    result = CliRunner().invoke(app, [*args, "--n", "4", "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    text = " ".join(result.output.split())
+    assert "20 of 40 images judged (0 not judged, 20 failed" in text
+    # twenty reasons that differ only in their path are one kind of failure, shown once with a count
+    assert "most common (20×): image " in text and "missing" in text and "(and 19 like it)" in text
+    assert f"report: {out / 'report.html'}" in text

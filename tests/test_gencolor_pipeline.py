@@ -34,7 +34,7 @@ from huebench.errors import HuebenchError
 from huebench.models.base import Capability, DetectionBox, Model
 from huebench.runs.cache import OutputCache
 from huebench.runs.context import RunContext
-from huebench.runs.runner import RunOptions, run
+from huebench.runs.runner import RunOptions, evaluate, run
 
 
 def _write_prompts(path: Path, recs) -> Path:
@@ -544,21 +544,57 @@ def test_analyses_shapes_and_values():
     assert modifier_groups("Vivid red") == []
 
 
-def test_compare_cli(tmp_path):
+def test_compare_and_report_label_runs_by_folder_and_chart_metrics_only(tmp_path):
+    """Two runs of one model are two rows/bars told apart by their folders; settings recorded beside
+    the metrics (scorer_config) are not compared."""
     from typer.testing import CliRunner
 
     from huebench.cli import app
+    from huebench.testing.data import make_gencolor_images
 
-    for name, v in (("a", 40.0), ("b", 20.0)):
-        d = tmp_path / name
-        d.mkdir()
-        table4 = {"cna": v, "coa": None, "moc": None, "ica": None, "ncu": None, "avg": v}
-        (d / "results.json").write_text(
-            json.dumps({"benchmark": "gencolorbench", "model": name, "metrics": {"table4": table4}})
+    opts = make_gencolor_images(tmp_path / "g")
+    for name, scorer in (("ours", "huebench"), ("paper", "paper")):
+        evaluate(
+            "gencolorbench",
+            "none",
+            out=tmp_path / name / "run",
+            no_cache=True,
+            progress=False,
+            n=2,
+            scorer=scorer,
+            **opts,
         )
-    res = CliRunner().invoke(app, ["gencolor", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+    dirs = [str(tmp_path / "ours" / "run"), str(tmp_path / "paper" / "run")]
+    res = CliRunner().invoke(app, ["gencolor", "compare", *dirs, "--json"])
     assert res.exit_code == 0, res.output
-    assert [r["cna"] for r in json.loads(res.output)] == [40.0, 20.0]
+    rows = json.loads(res.output)
+    assert [r["run"] for r in rows] == ["ours/run", "paper/run"] and {r["model"] for r in rows} == {"reference:none"}
+    assert all(r["state"].startswith("complete") for r in rows)
+    out = tmp_path / "both.html"
+    res = CliRunner().invoke(app, ["report", *dirs, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    html = out.read_text()
+    assert "<td>ours/run</td>" in html and "<td>paper/run</td>" in html
+    assert "scorer_config" not in html and "/jnd" not in html  # settings, not metrics
+    charts = re.findall(r"<h2>([^<]+)</h2>", html)
+    assert "table4/avg" in charts and "judged" not in charts  # both runs judged the same 20 images: no chart
+
+
+def test_report_of_one_run_goes_into_its_folder(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from huebench.cli import app
+    from huebench.testing.data import make_gencolor_images
+
+    opts = make_gencolor_images(tmp_path / "g")
+    run_dir = tmp_path / "run"
+    evaluate("gencolorbench", "none", out=run_dir, no_cache=True, progress=False, n=2, **opts)
+    (run_dir / "report.html").unlink()
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["report", str(run_dir)])
+    assert res.exit_code == 0, res.output
+    assert (run_dir / "report.html").exists() and not (tmp_path / "report.html").exists()
+    assert f"report: {run_dir / 'report.html'}" in " ".join(res.output.split())
 
 
 def test_an_image_without_its_meta_entry_is_made_again(tmp_path):

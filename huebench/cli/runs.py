@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -176,14 +177,21 @@ def print_summary(
         console.print(f"  report: {report}", highlight=False)
 
 
+#: the detail in a failure reason that varies between samples of one kind of failure: paths, numbers
+_REASON_DETAIL = re.compile(r"\S*[/\\]\S*|\b\d+(?:\.\d+)?\b")
+
+
 def _failures_line(records: list[dict[str, object]], run_dir: Path) -> str:
     from collections import Counter
 
-    reasons = Counter(str(r.get("reason", "")).split("\n")[0][:160] for r in records if r.get("status") != "ok")
-    top, count = reasons.most_common(1)[0]
+    failed = [str(r.get("reason", "")).split("\n")[0] for r in records if r.get("status") != "ok"]
+    # reasons that differ only in a file name or a number are one kind of failure
+    kinds = Counter(_REASON_DETAIL.sub("…", reason) for reason in failed)
+    top, count = kinds.most_common(1)[0]
+    example = next(reason for reason in failed if _REASON_DETAIL.sub("…", reason) == top)
     return (
-        f'{sum(reasons.values())} failed: reasons in {run_dir / "records.jsonl"} (status "error") and the report; '
-        f"most common ({count}×): {top}"
+        f'{len(failed)} failed: reasons in {run_dir / "records.jsonl"} (status "error") and the report; '
+        f"most common ({count}×): {example[:240]}" + (f" (and {count - 1} like it)" if count > 1 else "")
     )
 
 
@@ -236,16 +244,28 @@ def rescore_command(
 
 def report_command(
     run_dirs: list[Path] = typer.Argument(..., help="One or more run folders."),
-    out: Path = typer.Option(Path("report.html"), "--out", help="Output HTML file."),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        help="Output HTML file (default: the run's own report.html for one run — ./report.html while it is "
+        "still going — and ./report.html for several).",
+    ),
 ) -> None:
-    """Build an HTML report from one or more run folders; the run folders are only read (a run
+    """Build an HTML report from one or more run folders; nothing else in them is written (a run
     still going, or stopped early, is reported as partial)."""
     from huebench.report.html import write_multi_report, write_run_report
     from huebench.runs.runner import load_run
 
+    runs = [load_run(d) for d in run_dirs]
+    if out is None:
+        # one run: its report lives in its folder — unless the run is still writing there
+        out = (
+            runs[0].run_dir / "report.html"
+            if len(runs) == 1 and runs[0].state.status != "running"
+            else Path("report.html")
+        )
     if out.exists() and out.is_dir():
         raise typer.BadParameter(f"--out {out} is a folder; give the HTML file to write")
-    runs = [load_run(d) for d in run_dirs]
     for r in runs:
         if out.resolve() in (
             (r.run_dir / n).resolve() for n in ("config.json", "records.jsonl", "results.json", "run.json", "run.lock")

@@ -18,6 +18,7 @@ __all__ = [
     "bar_chart_svg",
     "heatmap_svg",
     "render_report",
+    "run_labels",
     "swatches_svg",
     "write_multi_report",
     "write_run_report",
@@ -248,10 +249,14 @@ def write_run_report(
 
 def _flatten_scalars(metrics: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
     """Scalars and intervals of nested metrics, keyed by path: ``{"best/Single/kendall_mean": (v, None, None),
-    "accuracy": (v, low, high)}``. Matrices and per-item lists are left to the single-run reports."""
+    "accuracy": (v, low, high)}``. Matrices and per-item lists are left to the single-run reports, and
+    settings recorded beside the metrics (``*config*`` keys, the paper's published figure) are not
+    metrics of the run."""
     out: dict[str, Any] = {}
     for k, v in metrics.items():
         key = f"{prefix}{k}"
+        if "config" in k or k in _NOT_MEASURED:
+            continue
         if isinstance(v, dict) and "value" in v and "low" in v:
             out[key] = (v["value"], v["low"], v["high"])
         elif isinstance(v, dict) and depth < 3 and k not in ("by_pair", "confusion", "per_color", "chance"):
@@ -261,17 +266,35 @@ def _flatten_scalars(metrics: dict[str, Any], prefix: str = "", depth: int = 0) 
     return out
 
 
+#: metric keys that are not measured by the run: reference figures and counts of work done
+_NOT_MEASURED = frozenset({"paper_accuracy", "chance", "forward_passes", "naive_passes", "passes_saved"})
+
+
+def run_labels(run_dirs: Sequence[Path]) -> list[str]:
+    """A short, distinct label per run: its folder's name, with as many parent folders as it takes
+    to tell runs apart (two runs of one model are two labels)."""
+    parts = [Path(d).resolve().parts for d in run_dirs]
+    for depth in range(1, max((len(p) for p in parts), default=1) + 1):
+        labels = ["/".join(p[-depth:]) for p in parts]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [str(d) for d in run_dirs]  # the same folder given twice
+
+
 def write_multi_report(runs: Sequence[Any], out: Path) -> Path:
-    """One page comparing runs (:class:`~huebench.runs.runner.LoadedRun`): a table of every scalar
-    metric and a bar chart per metric. A run still going or stopped early is marked partial."""
+    """One page comparing runs (:class:`~huebench.runs.runner.LoadedRun`), each labelled by its run
+    folder: a table of every metric, and a bar chart per metric that has an interval or differs
+    between the runs (a value every run shares says nothing about them). A run still going or
+    stopped early is marked partial."""
     loaded = []
     for run in runs:
         res = run.results  # what the records give (results.json is only compared, by `report`)
         loaded.append((run, res, _flatten_scalars(res.get("metrics", {}))))
+    labels = run_labels([run.run_dir for run in runs])
     names = sorted({k for _, _, flat in loaded for k in flat})
     rows = []
-    for run, res, flat in loaded:
-        cells = [res["benchmark"], res["model"], str(run.run_dir), run.state.describe()]
+    for label, (run, res, flat) in zip(labels, loaded, strict=True):
+        cells = [label, res["benchmark"], res["model"], run.state.describe()]
         for k in names:
             v = flat.get(k)
             cells.append(
@@ -280,10 +303,15 @@ def write_multi_report(runs: Sequence[Any], out: Path) -> Path:
                 else fmt_num(v[0]) + (f" [{fmt_num(v[1])}, {fmt_num(v[2])}]" if v[1] is not None else "")
             )
         rows.append(cells)
-    sections = [Section("All runs", table={"columns": ["benchmark", "model", "run", "state", *names], "rows": rows})]
+    sections = [Section("All runs", table={"columns": ["run", "benchmark", "model", "state", *names], "rows": rows})]
     for k in names:
-        vals = [(res["model"], flat[k]) for _, res, flat in loaded if k in flat and flat[k][0] is not None]
-        if not vals:
+        vals = [
+            (label, flat[k])
+            for label, (_, _, flat) in zip(labels, loaded, strict=True)
+            if k in flat and flat[k][0] is not None
+        ]
+        has_interval = any(v[1] is not None for _, v in vals)
+        if not vals or (not has_interval and len({v[0] for _, v in vals}) < 2):
             continue
         lows = [v[1] if v[1] is not None else float("nan") for _, v in vals]
         highs = [v[2] if v[2] is not None else float("nan") for _, v in vals]

@@ -12,7 +12,14 @@ from rich.table import Table
 app = typer.Typer(no_args_is_help=True, help="ColorSwap: rescore VLM answers, convert logs, fine-tune.")
 
 
-@app.command("rescore")
+@app.command(
+    "rescore",
+    epilog=(
+        'Example line: {"example_id": "42", "query": "text", "subject": 0, "options": ["a red car", "a blue car"], '
+        '"correct": 0, "response": "(A)"}. subject and correct are indices (0 or 1); every field: '
+        "docs/colorswap.md, The responses file."
+    ),
+)
 def rescore(
     responses: Path = typer.Argument(
         ..., help="JSONL, one record per VLM query: example_id, query, subject, options, correct, response."

@@ -47,23 +47,47 @@ def score_image(
     as_json: bool = typer.Option(
         False, "--json", help="Print JSON: pass, dominant_lab, delta_e00, delta_chroma, delta_hue, …"
     ),
+    save_mask: Path | None = typer.Option(
+        None, "--save-mask", help="Write the mask the score used (PNG, white = object) to this new file."
+    ),
 ) -> None:
     """Score one image's object colour against a target (GenColorBench's perceptual metrics)."""
     import numpy as np
+    from PIL import Image
 
     from huebench.benchmarks.gencolor.scoring import ColorScorer
     from huebench.images import load_image
 
+    if save_mask is not None and save_mask.exists():
+        raise typer.BadParameter(f"--save-mask {save_mask} exists; give a new file")
     img = np.asarray(load_image(image))
     m = None
     if mask is not None:
         m = np.asarray(load_image(mask).convert("L")) > 0
     score, used = ColorScorer.named(scorer, system, k=k, candidate_rule=candidates).score_image(img, target, mask=m)
-    out = {**score.as_dict(), "mask_pixels": int(used.sum()), "mask_source": "file" if mask else "offline segmentation"}
+    share = float(used.mean())
+    out = {
+        **score.as_dict(),
+        "mask_pixels": int(used.sum()),
+        "mask_share": round(share, 4),
+        "mask_source": "file" if mask else "offline segmentation",
+    }
+    if save_mask is not None:
+        Image.fromarray(used.astype(np.uint8) * 255).save(save_mask, format="PNG")
     if as_json:
         typer.echo(json.dumps(out, indent=2))
         return
-    console.print(("[green]PASS[/] " if score.passed else "[red]FAIL[/] ") + score.reason)
+    console.print(("[green]PASS[/] " if score.passed else "[red]FAIL[/] ") + score.reason, highlight=False)
+    console.print(
+        f"mask: {out['mask_source']}, {int(used.sum()):,} pixels ({100 * share:.0f} % of the image)"
+        + (f", saved to {save_mask}" if save_mask is not None else "")
+        + (
+            "; check it with --save-mask: the offline mask suits one object on a plain backdrop"
+            if mask is None and save_mask is None
+            else ""
+        ),
+        highlight=False,
+    )
 
 
 @app.command(
@@ -257,9 +281,12 @@ def score_command(
     )
     m = res.metrics
     t4 = m["table4"]
+    failed = res.results["n_failed"]
     console.print(
-        f"{m['judged']} images judged ({m['unjudged']} not judged); "
-        + ", ".join(f"{t} {v:.2f}" for t, v in t4.items() if v is not None)
+        f"{m['judged']} of {m['judged'] + m['unjudged'] + failed} images judged ({m['unjudged']} not judged, "
+        f"{failed} failed, e.g. missing); % correct: "
+        + (", ".join(f"{t} {v:.2f}" for t, v in t4.items() if v is not None) or "n/a"),
+        highlight=False,
     )
     from huebench.cli.runs import end_run  # late: huebench.cli imports this module
 
@@ -271,23 +298,40 @@ def compare_command(
     runs: list[Path] = typer.Argument(..., help="gencolorbench run folders, one per model."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
 ) -> None:
-    """Table 4 across models: accuracy per task (mean over L2, L3, CSS) and the average."""
+    """Table 4 across models: accuracy per task (mean over L2, L3, CSS) and the average, one row per
+    run (labelled by its folder: two runs of one model are two rows). The run folders are only read."""
     from rich.table import Table
 
     from huebench.benchmarks.gencolor.analysis import TASK_ORDER
+    from huebench.report.html import run_labels
+    from huebench.runs.runner import load_run
 
     rows = []
-    for d in runs:
-        res = json.loads((d / "results.json").read_text(encoding="utf-8"))
+    loaded = [load_run(d) for d in runs]
+    for label, run in zip(run_labels(runs), loaded, strict=True):
+        res = run.results
         if res.get("benchmark") != "gencolorbench":
-            raise typer.BadParameter(f"{d} is a {res.get('benchmark')!r} run, not gencolorbench")
-        rows.append({"model": res["model"], "run": str(d), **res["metrics"]["table4"]})
+            raise typer.BadParameter(f"{run.run_dir} is a {res.get('benchmark')!r} run, not gencolorbench")
+        rows.append(
+            {
+                "run": label,
+                "model": res["model"],
+                "path": str(run.run_dir),
+                "state": run.state.describe(),
+                **res["metrics"]["table4"],
+            }
+        )
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     table = Table(title="GenColorBench (Table 4 shape)")
-    for col in ("model", *TASK_ORDER, "avg"):
+    for col in ("run", "model", *TASK_ORDER, "avg"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["model"], *[("" if r.get(t) is None else f"{r[t]:.2f}") for t in (*TASK_ORDER, "avg")])
+        table.add_row(
+            r["run"], r["model"], *[("" if r.get(t) is None else f"{r[t]:.2f}") for t in (*TASK_ORDER, "avg")]
+        )
     console.print(table)
+    partial = [r for r in rows if not r["state"].startswith("complete")]
+    for r in partial:
+        console.print(f"[yellow]{r['run']}: {r['state']}[/]", highlight=False)

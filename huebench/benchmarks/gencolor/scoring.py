@@ -277,12 +277,16 @@ class ColorScorer:
         }
 
     def candidates(self, target: str) -> list[Any]:
-        """The target member and its k nearest neighbours; a colour outside the system (hex, rgb())
-        is its own single candidate plus the k system members nearest to it."""
+        """The target member and its k nearest neighbours; a colour given by value ('#rrggbb',
+        'rgb(…)') is its own single candidate plus the k system members nearest to it. A name that
+        is not the system's is an error (with a did-you-mean): read in another system it would be
+        another colour — ISCC-NBS L3 has no "Red", CSS has."""
         member = self.system.find(target)
         if member is not None:
             return self.system.candidate_set(member.name, self.k)
         c = parse(target)
+        if c.name is not None:  # a name of another system
+            self.system.get(target)  # raises, with the nearest names of this one
         return [c, *[n.color for n in self.system.nearest(c, self.k)]]
 
     def score_pixels(self, rgb_pixels: ArrayLike, target: str, *, veil: Any = None) -> ColorScore:
