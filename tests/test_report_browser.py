@@ -190,3 +190,68 @@ def test_diagnostic_report_shows_a_gallery_failures_first_in_chromium(tmp_path):
     img = np.asarray(Image.open(shot).convert("RGB"))
     # the gallery's first screen shows rendered objects: many distinct colours, not just text on white
     assert len(np.unique(img[:900].reshape(-1, 3), axis=0)) > 500
+
+
+def _report_of(kind: str, tmp: Path) -> Path:
+    """A finished run of each benchmark's report kind, with a seeded random model (fast, no weights)."""
+    from huebench.runs.runner import evaluate
+    from huebench.testing.data import (
+        make_coda_dataset,
+        make_colorswap_dataset,
+        make_gencolor_images,
+        make_rainbow_captions,
+    )
+
+    out = tmp / "runs" / kind
+    if kind == "colorswap":
+        data = make_colorswap_dataset(tmp / "cs")
+        evaluate("colorswap", "reference:random:1", out=out, no_cache=True, progress=False, data=str(data))
+    elif kind == "gencolorbench":
+        opts = make_gencolor_images(tmp / "g")
+        evaluate("gencolorbench", "none", out=out, no_cache=True, progress=False, n=2, **opts)
+    elif kind == "rainbow":
+        make_rainbow_captions(tmp / "rb")
+        r = CliRunner().invoke(
+            app, ["rainbow", "build", "--captions", str(tmp / "rb" / "caps.jsonl"), "--out", str(tmp / "rb" / "probes")]
+        )
+        assert r.exit_code == 0, r.output
+        evaluate(
+            "rainbow",
+            "reference:random:1",
+            out=out,
+            no_cache=True,
+            progress=False,
+            probes=str(tmp / "rb" / "probes"),
+            images=str(tmp / "rb"),
+        )
+    elif kind == "coda":
+        data = make_coda_dataset(tmp / "coda")
+        evaluate("coda", "reference:random:1", out=out, no_cache=True, progress=False, dataset=str(data), split="all")
+    return out / "report.html"
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("colorswap", ("Pairs the model got wrong", 'class="card fail"')),
+        ("gencolorbench", ("Images, failures first", 'class="card fail"', 'class="heatmap"')),
+        ("rainbow", ("Captions with wrong probes", 'class="card fail"', 'class="swatch"', 'class="heatmap"')),
+        ("coda", ('class="distpairs"', 'class="barchart"')),
+    ],
+)
+def test_each_report_kind_renders_its_pictures_in_chromium(kind, expected, tmp_path):
+    html_path = _report_of(kind, tmp_path)
+    url = html_path.resolve().as_uri()
+    dom = _chromium("--dump-dom", url, tmp=tmp_path)
+    for marker in expected:
+        assert marker in dom, marker
+    cards = dom.count('<div class="card ')
+    if cards:  # the page's script ran over the gallery: it counted the cards it shows
+        assert f"{cards} of {cards} shown" in dom
+        assert dom.count('<img src="data:image/png;base64,') >= cards  # every card has its picture
+    shot = tmp_path / f"{kind}.png"
+    _chromium(f"--screenshot={shot}", "--window-size=1200,1400", url, tmp=tmp_path)
+    img = np.asarray(Image.open(shot).convert("RGB"))
+    # pictures, not only text: many distinct colours and clearly coloured (non-grey) pixels
+    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 200
+    assert (img.std(axis=2) > 30).mean() > 0.002

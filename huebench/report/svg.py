@@ -327,10 +327,11 @@ def distribution_pairs_svg(
     row_h = 2 * bar + 8
     legend_h = 22
     h = legend_h + row_h * len(labels) + 6
+    legend_w = sum(15 + 7 * len(str(name)) + 8 for name in names)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="distpairs" width="{left + width + 10}" height="{h}" role="img" aria-label="{esc(first_label)} vs {esc(second_label)}">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="distpairs" width="{max(left + width, 10 + legend_w) + 10}" height="{h}" role="img" aria-label="{esc(first_label)} vs {esc(second_label)}">'
     ]
-    key_x = left  # the legend: one key per colour
+    key_x = 10  # the legend: one key per colour
     for name, c in zip(names, colors, strict=True):
         parts.append(
             f'<rect x="{key_x}" y="4" width="12" height="12" fill="{safe_hex(c) or "#dddddd"}" stroke="#888"/><text x="{key_x + 15}" y="14" font-size="10">{esc(name)}</text>'
