@@ -1,6 +1,6 @@
 """The ``huebench`` command: a thin layer over the Python API.
 
-Subcommand groups: ``color`` (colour core), ``list``, ``run``, ``rescore``, ``report``, and one per
+Subcommand groups: ``color`` (colour core), ``list``, ``run``, ``rescore``, ``report``, ``prefetch``, and one per
 benchmark folder that has a ``cli.py`` (``huebench/benchmarks/<folder>/cli.py``, whose ``app`` becomes
 ``huebench <folder>``: ``rainbow``, ``coda``, ``colorswap``, ``gencolor``). A third-party package adds
 a group through the ``huebench.cli`` entry-point group (``name = "package.module:app"``, a
@@ -22,6 +22,7 @@ from huebench import __version__
 from huebench import benchmarks as _benchmarks
 from huebench.cli.color import app as color_app
 from huebench.cli.listing import app as list_app
+from huebench.cli.prefetch import prefetch_command
 from huebench.cli.runs import report_command, rescore_command, run_command
 
 #: third-party command groups: ``name = "package.module:app"`` (a ``typer.Typer``)
@@ -77,6 +78,14 @@ app.command(
 )(run_command)
 app.command("rescore", help="Recompute results.json from a run's records (no model).")(rescore_command)
 app.command("report", help="Build an HTML report from one or more run folders.")(report_command)
+app.command(
+    "prefetch",
+    short_help="Download a run's models and datasets ahead of time, to run offline (HF_HUB_OFFLINE=1).",
+    help="Download the models and datasets a run needs ahead of time (on a connected machine), to run with "
+    "HF_HUB_OFFLINE=1: huebench prefetch colorswap -m clip-vit-b32 --data hf:stanfordnlp/colorswap. "
+    "--list shows what, without network. Benchmark options as on `huebench run`; or give a run folder.",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)(prefetch_command)
 for _module in benchmark_cli_modules():  # each group's help is its Typer's own
     app.add_typer(importlib.import_module(_module).app, name=_module.split(".")[-2])
 

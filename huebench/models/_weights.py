@@ -24,6 +24,7 @@ from typing import Any
 from huebench.errors import HuebenchError
 
 __all__ = [
+    "OFFLINE_SET_HINT",
     "CheckpointError",
     "check_diffusers_folder",
     "check_safetensors_file",
@@ -37,6 +38,12 @@ PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 # pickles a training run leaves next to the weights; not weights themselves
 _NOT_WEIGHTS = ("training_args", "optimizer", "scheduler", "rng_state", "trainer_state")
 _MAX_HEADER = 100 << 20  # safetensors' own limit on the JSON header
+
+#: said when a Hub model fails to load with HF_HUB_OFFLINE=1 set
+OFFLINE_SET_HINT = (
+    " (HF_HUB_OFFLINE=1 is set: only local folders and cached downloads work; "
+    "`huebench prefetch -m MODEL` downloads a model ahead of time on a connected machine)"
+)
 
 _PICKLE_WHY = "huebench does not load pickle weights, because unpickling a file can run arbitrary code"
 
@@ -221,7 +228,7 @@ def translate(exc: Exception, spec: str, ident: str, what: str, device: str = "c
         )
     if isinstance(exc, OSError):
         offline = os.environ.get("HF_HUB_OFFLINE") == "1" and not local
-        hint = " (HF_HUB_OFFLINE=1 is set: only local folders and cached downloads work)" if offline else ""
+        hint = OFFLINE_SET_HINT if offline else ""
         return CheckpointError(f"{spec}: cannot load {what}{hint}: {detail}")
     return CheckpointError(
         f"{spec}: cannot load {what}: {name}: {detail}; the checkpoint may be damaged, incomplete or made for "

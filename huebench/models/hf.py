@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from huebench.errors import HuebenchError
-from huebench.models._weights import check_local, check_transformers_folder, loading, one_line
+from huebench.models._weights import (
+    OFFLINE_SET_HINT,
+    check_local,
+    check_transformers_folder,
+    loading,
+    one_line,
+)
 from huebench.models.base import Model
 
 __all__ = ["HFModel", "UnsupportedModelError", "load_hf", "require_extra"]
@@ -91,7 +97,7 @@ def _read_config(ident: str, spec: str | None = None) -> dict[str, Any]:
             raise UnsupportedModelError(f"{spec}: {one_line(exc)}") from exc
         except OSError as exc:
             offline = os.environ.get("HF_HUB_OFFLINE") == "1"
-            hint = " (HF_HUB_OFFLINE=1 is set: only local folders and cached downloads work)" if offline else ""
+            hint = OFFLINE_SET_HINT if offline else ""
             raise HuebenchError(f"{spec}: cannot read its config{hint}: {one_line(exc)}") from exc
     return {
         "model_type": cfg.model_type,

