@@ -141,6 +141,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "max_chroma_excess": {f"{v}": {"max_chroma_excess": v} for v in (None, 2.0, 5.0, 10.0)},
     "main_color": {f"{v}": {"main_color": v} for v in (None, 0.7, 0.5)},
     "main_color_from": {f"{v}": {"main_color_from": v} for v in (0.5, 0.25, 0.0)},
+    "neutral_highlight": {f"{v}": {"neutral_highlight": v} for v in (None, 0.15, 0.3, 0.5, 1.0)},
     "rim_ratio": {f"{v}": {"rim_ratio": v} for v in (None, 0.93, 0.95, 0.97)},
 }
 

@@ -153,6 +153,43 @@ def test_the_main_colour_keeps_shading_and_highlights_and_drops_a_print():
     assert rf.main_color_pixels(px[:10]).all()  # too few pixels to tell: all kept
 
 
+def test_a_complementary_print_is_not_taken_for_a_reflection():
+    """Reflected white moves a blue surface's pixels towards white; a yellow print lies on the same
+    line through white, past it. Only the first is the main colour's."""
+    rng = np.random.default_rng(2)
+    n = 2000
+    blue = srgb_to_linear(np.array(BLUE) / 255.0) * rng.uniform(0.4, 1.0, (n, 1))
+    blue[: n // 10] += rng.uniform(0.0, 0.15, (n // 10, 1))  # highlights: towards white
+    chroma = srgb_to_linear(np.array(BLUE) / 255.0)
+    chroma = chroma / chroma.sum() - 1 / 3
+    yellow = (1 / 3 - 0.8 * chroma) * 1.5  # exactly opposite blue through white: a yellow
+    yellow = yellow * rng.uniform(0.4, 1.0, (n // 5, 1))
+    keep = rf.main_color_pixels(_to8(np.concatenate([blue, yellow])))
+    assert keep[:n].mean() > 0.97 and keep[n:].mean() < 0.02
+
+
+@pytest.mark.parametrize("grey", [(30, 30, 30), (128, 128, 128), (225, 225, 225)])
+def test_highlights_of_a_neutral_surface_are_found_by_shape(grey):
+    """A grey glossy sphere: the highlight is as grey as the body, so only its shape — a peak above
+    the smooth shading — tells it. Without it the lit pixels are the body's; a matte sphere loses
+    nothing; a chromatic one is left to the chroma tests."""
+    img, mask, shading = _phong_sphere(grey, highlight=0.6)
+    found = rf.neutral_highlights(img, mask)
+    lobe = img[mask].astype(float).mean(axis=1) > 0  # every pixel, for the shapes below
+    assert lobe.shape == found.shape and 0.005 < found.mean() < 0.2
+    truth = srgb_to_lab(np.array(grey, dtype=np.uint8))
+    lit = shading[mask] >= np.quantile(shading[mask], 0.85)
+    body = img[mask][~found]
+    top = srgb_to_lab(body)[:, 0]
+    # the brightest remaining pixels are the lit body, not the highlight (within 4 L*)
+    assert abs(float(np.quantile(top, 0.95)) - float(truth[0])) < 4.0
+    assert float(srgb_to_lab(img[mask][lit]).mean(axis=0)[0]) > truth[0] - 8  # the body is lit there
+    matte, mmask, _ = _phong_sphere(grey)
+    assert rf.neutral_highlights(matte, mmask).mean() < 0.002
+    red, rmask, _ = _phong_sphere(RED, highlight=0.6)
+    assert not rf.neutral_highlights(red, rmask).any()
+
+
 def test_mask_depth_is_every_erosion_at_once():
     rng = np.random.default_rng(2)
     mask = ndimage.binary_closing(rng.random((40, 50)) < 0.7, iterations=2)

@@ -56,6 +56,8 @@ __all__ = [
     "GLOSS_SMOOTH",
     "GLOSS_UNIFORMITY",
     "MAIN_COLOR_FROM",
+    "NEUTRAL_HIGHLIGHT",
+    "NEUTRAL_SATURATION",
     "RIM_BAND",
     "RIM_RATIO",
     "SPECULAR_REMOVAL_METHODS",
@@ -67,6 +69,7 @@ __all__ = [
     "looks_glossy",
     "main_color_pixels",
     "mask_depth",
+    "neutral_highlights",
     "remove_fitted_floor",
     "remove_specular",
     "remove_veil",
@@ -76,6 +79,9 @@ __all__ = [
     "surface_looks_glossy",
     "surround_radiance",
 ]
+
+#: Rec. 709 luminance weights of linear RGB
+_LUMA = np.array([0.2126, 0.7152, 0.0722])
 
 #: Fresnel reflectance at normal incidence of the dielectrics most objects are made of, coated or
 #: painted with (plastics, paints, glazes, glass: n ≈ 1.5 gives ((n − 1)/(n + 1))² ≈ 0.04; the
@@ -113,6 +119,13 @@ FLOOR_MIN_SATURATION = 0.4
 #: colour on 30 % of an object can fill most of it. Chosen by the leave-one-family-out tables in
 #: docs/gencolor.md ("main_color_from")
 MAIN_COLOR_FROM = 0.25
+#: :func:`neutral_highlights`: a pixel of a neutral surface is a highlight when its luminance is
+#: more than this fraction above the smooth shading fitted over the surface. Chosen by the
+#: leave-one-family-out tables in docs/gencolor.md ("neutral_highlight")
+NEUTRAL_HIGHLIGHT = 0.3
+#: surfaces whose lit half is less saturated than this (90th percentile, linear RGB) are neutral:
+#: reflected white cannot be told from the body colour by chroma (as in :func:`looks_glossy`)
+NEUTRAL_SATURATION = 0.15
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
 FIT_PIXELS = 20000
 
@@ -671,3 +684,54 @@ def main_color_pixels(
     widen = np.maximum(_median(total[bright]) / np.maximum(total, 1e-6), 1.0)
     kept = dist <= radius * widen
     return kept if kept.sum() >= 20 else np.ones(len(lin), dtype=bool)
+
+
+def neutral_highlights(
+    image: NDArray[np.uint8],
+    inner: NDArray[np.bool_],
+    *,
+    excess: float = NEUTRAL_HIGHLIGHT,
+    min_saturation: float = NEUTRAL_SATURATION,
+) -> NDArray[np.bool_]:
+    """The specular highlights of a neutral surface (white, grey, black), as a mask over
+    ``image[inner]`` (True = highlight); all False for a chromatic surface.
+
+    On a neutral surface a highlight is as grey as the body, so no chroma test finds it, yet it is
+    what a lit window of lightness would pick (a glossy black egg read L* 65 against 17). Diffuse
+    shading varies smoothly over an object, a highlight is a compact peak above it: the luminance
+    (linear) is fitted with a quadratic in the pixel coordinates, dropping positive outliers
+    (beyond 2.5 robust standard deviations, four rounds), and a pixel is a highlight when it is more
+    than ``excess`` above the fit (plus 0.01 for the darkest surfaces' noise) and brighter than the
+    surface's median. Surfaces whose lit
+    half has a 90th-percentile saturation of at least ``min_saturation`` are left to the chroma
+    tests (the dichromatic steps), as are surfaces with fewer than 20 pixels.
+    """
+    m = np.asarray(inner, dtype=bool)
+    px = np.asarray(image)[m]
+    none = np.zeros(len(px), dtype=bool)
+    if len(px) < 20:
+        return none
+    lin = srgb8_to_linear(px)
+    grey = lin.mean(axis=1)
+    lit = grey >= np.quantile(grey, 0.5)
+    sat = np.linalg.norm(lin[lit] - grey[lit, None], axis=1) / np.maximum(grey[lit], 1e-6)
+    if float(np.quantile(sat, 0.9)) >= min_saturation:
+        return none
+    rows, cols = np.nonzero(m)
+    x = (cols - cols.mean()) / max(float(cols.std()), 1.0)
+    y = (rows - rows.mean()) / max(float(rows.std()), 1.0)
+    design = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
+    lum = lin @ _LUMA
+    keep = np.ones(len(lum), dtype=bool)
+    fit = np.zeros_like(lum)
+    for _ in range(4):  # least squares without the positive outliers (the highlights)
+        if keep.sum() < design.shape[1] * 3:
+            return none
+        coef, *_ = np.linalg.lstsq(design[keep], lum[keep], rcond=None)
+        fit = design @ coef
+        r = lum - fit
+        scale = 1.4826 * _median(np.abs(r[keep] - _median(r[keep]))) + 1e-6
+        keep = r < 2.5 * scale
+    # a highlight is bright: the fit's misses on the dark side (a terminator's kink) are not one
+    found = (lum > fit * (1.0 + excess) + 0.01) & (lum > np.median(lum))
+    return found if (~found).sum() >= 20 else none

@@ -63,6 +63,7 @@ from huebench.color.reflectance import (
     GLOSS_SMOOTH,
     GLOSS_UNIFORMITY,
     MAIN_COLOR_FROM,
+    NEUTRAL_HIGHLIGHT,
     RIM_BAND,
     RIM_RATIO,
     diffuse_reconstruction,
@@ -70,6 +71,7 @@ from huebench.color.reflectance import (
     has_shading,
     main_color_pixels,
     mask_depth,
+    neutral_highlights,
     remove_specular,
     specular_veil,
 )
@@ -89,7 +91,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 4
+SCORER_VERSION = 5
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -134,7 +136,14 @@ MAIN_COLOR: float | None = 0.7
 #: over all object pixels, no mask erosion, no lit window, no specular steps)
 SCORERS: dict[str, dict[str, Any]] = {
     "huebench": {},
-    "paper": {"lightness_window": None, "erode": 0, "specular": None, "fresnel": None, "dominant": "paper"},
+    "paper": {
+        "lightness_window": None,
+        "erode": 0,
+        "specular": None,
+        "fresnel": None,
+        "dominant": "paper",
+        "neutral_highlight": None,
+    },
 }
 
 
@@ -195,6 +204,7 @@ class ColorScorer:
         gloss_smooth: float = GLOSS_SMOOTH,
         main_color: float | None = MAIN_COLOR,
         main_color_from: float = MAIN_COLOR_FROM,
+        neutral_highlight: float | None = NEUTRAL_HIGHLIGHT,
         rim_ratio: float | None = RIM_RATIO,
         rim_band: tuple[int, int] = RIM_BAND,
         veil_color: bool = VEIL_COLOR,
@@ -221,6 +231,9 @@ class ColorScorer:
         if not 0 <= main_color_from < 1:
             raise HuebenchError(f"main_color_from must be a quantile in [0, 1), got {main_color_from!r}")
         self.main_color_from = float(main_color_from)
+        if neutral_highlight is not None and not neutral_highlight > 0:
+            raise HuebenchError(f"neutral_highlight must be a fraction > 0 or None, got {neutral_highlight!r}")
+        self.neutral_highlight = None if neutral_highlight is None else float(neutral_highlight)
         self.k, self.jnd, self.hue_threshold, self.min_pixels = (
             int(k),
             float(jnd),
@@ -271,6 +284,7 @@ class ColorScorer:
             "gloss_smooth": self.gloss_smooth,
             "main_color": self.main_color,
             "main_color_from": self.main_color_from,
+            "neutral_highlight": self.neutral_highlight,
             "rim_ratio": self.rim_ratio,
             "rim_band": list(self.rim_band),
             "veil_color": self.veil_color,
@@ -442,7 +456,10 @@ class ColorScorer:
                 rim_band=self.rim_band,
                 depth=depth,
             )
-        return self.score_pixels(self.object_pixels(img, inner), target, veil=veil), m
+        px = self.object_pixels(img, inner)
+        if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
+            px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
+        return self.score_pixels(px, target, veil=veil), m
 
     def object_pixels(self, image: NDArray[np.uint8], inner: NDArray[np.bool_]) -> NDArray[np.uint8]:
         """The pixels judged: the image's pixels inside the (eroded) mask ``inner``, N×3."""
