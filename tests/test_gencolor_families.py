@@ -267,3 +267,19 @@ def test_the_far_colour_is_farthest_from_the_truth_itself():
         five = [l2.colors[i] for i in rng.choice(len(l2), size=5, replace=False)]
         far = l2.get(bench.far_color(s, tuple(s.inputs["rgb"])))
         assert float(delta_e(far.lab, truth)) == max(float(delta_e(c.lab, truth)) for c in five), s.id
+
+
+def test_the_held_out_microfacet_family_is_physically_lit_and_outside_all():
+    """GGX highlights with Fresnel, lit from the other side: made after the defaults, never in 'all'."""
+    samples = fam.family_samples("microfacet", L2)
+    assert len(samples) == 29 * len(fam.MICROFACET_SETUPS) == 290 and "microfacet" in fam.HELD_OUT_FAMILIES
+    assert "microfacet" not in fam.FAMILIES and {s["material"] for s in samples} == {"diffuse", "glossy"}
+    grey = next(s for s in samples if s["color"] == "Gray" and s["setup"] == "ggx-mid")
+    img = fam.make_image(grey, size=64)
+    lum = img.image[img.mask].astype(float).mean(axis=1)
+    assert lum.max() > np.median(lum) + 50  # a highlight well above the mid-grey body
+    rows, cols = np.nonzero(img.mask)
+    peak = np.argmax(lum)
+    assert cols[peak] > cols.mean() and rows[peak] < rows.mean()  # lit from the upper right
+    matte = fam.make_image(next(s for s in samples if s["setup"] == "lambert-right"), size=48)
+    assert matte.truth == tuple(next(s for s in samples if s["setup"] == "lambert-right")["rgb"])

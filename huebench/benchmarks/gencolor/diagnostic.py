@@ -78,7 +78,7 @@ class Diagnostic(Benchmark):
         "spp": "Render samples per pixel (default: 16 with --quick, else 32).",
         "family": (
             f"Image families: all, or comma-separated {', '.join(FAMILIES)}; "
-            f"{', '.join(HELD_OUT_FAMILIES)} is held out of all (docs/gencolor.md)."
+            f"held out of all: {', '.join(HELD_OUT_FAMILIES)} (docs/gencolor.md)."
         ),
         "scorer": SCORER_HELP,
         "candidate_rule": CANDIDATE_RULE_HELP,
@@ -105,7 +105,7 @@ class Diagnostic(Benchmark):
         if unknown or not families:
             raise HuebenchError(
                 f"unknown image family {', '.join(unknown) or family!r}: use all or any of "
-                f"{', '.join(known)} (comma-separated; {', '.join(HELD_OUT_FAMILIES)} is held out of all)"
+                f"{', '.join(known)} (comma-separated; held out of all: {', '.join(HELD_OUT_FAMILIES)})"
             )
         size = int(size or (48 if quick else 64))
         spp = int(spp or (16 if quick else 32))

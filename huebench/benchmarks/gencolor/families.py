@@ -59,7 +59,7 @@ __all__ = [
 FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
 #: families outside ``all``: made after every default was chosen, to judge the scorer on images
 #: that played no part in choosing anything (``--family recolored``; needs scikit-image)
-HELD_OUT_FAMILIES = ("recolored",)
+HELD_OUT_FAMILIES = ("recolored", "microfacet")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -145,6 +145,7 @@ class Shading:
     environment: bool = False  # a sky/ground environment: diffuse light and a Fresnel reflection of it
     ambient: float = 0.15
     light: tuple[float, float, float] = (1.0, 1.0, 1.0)  # linear RGB of key light and environment
+    light_dir: tuple[float, float, float] = (-0.45, 0.55, 0.70)  # towards the key light (upper left)
     backdrop: float = 0.3
     noise: float = 1.5  # sensor noise, σ in 8-bit sRGB levels
 
@@ -159,7 +160,7 @@ def shade(
     z, inside = _height_field(shape, n, rng)
     nrm = _normals(z, n)
     light = np.asarray(s.light, dtype=np.float64)
-    ldir = np.array([-0.45, 0.55, 0.70])
+    ldir = np.array(s.light_dir, dtype=np.float64)
     ldir /= np.linalg.norm(ldir)
     view = np.array([0.0, 0.0, 1.0])
     cos_i = np.clip(nrm @ ldir, 0.0, None)
@@ -192,8 +193,17 @@ def shade(
             spec = (
                 s.strength * np.exp(-tan2 / s.size**2) / (4 * s.size**2 * np.sqrt(np.maximum(cos_i * cos_o, 1e-6)))
             ) * cos_i
+        elif s.highlight == "ggx":  # microfacet: GGX normals, Smith–Schlick shadowing, Schlick Fresnel
+            a2 = s.size**2
+            d = a2 / (np.pi * ((cos_h**2) * (a2 - 1) + 1) ** 2)
+            k = s.size / 2
+            g = (cos_i / (cos_i * (1 - k) + k + 1e-9)) * (cos_o / (cos_o * (1 - k) + k))
+            cos_vh = np.clip(half @ view, 0.0, 1.0)  # the same for every pixel: view and light are fixed
+            f = 0.04 + 0.96 * (1 - cos_vh) ** 5
+            # × π: the diffuse term here is albedo × irradiance, i.e. Lambert's albedo / π scaled by π
+            spec = s.strength * np.pi * d * g * f / (4 * np.maximum(cos_i * cos_o, 1e-6)) * cos_i
         else:
-            raise HuebenchError(f"unknown highlight {s.highlight!r}: blinn-phong or ward")
+            raise HuebenchError(f"unknown highlight {s.highlight!r}: blinn-phong, ward or ggx")
         radiance = radiance + spec[..., None] * light
         if s.environment:  # a glossy body reflects its surroundings too (Schlick's Fresnel, n ≈ 1.5)
             fresnel = 0.04 + 0.96 * (1 - cos_o) ** 5
@@ -223,6 +233,42 @@ def _analytic(shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int) 
     truth = _rgb3(linear_to_srgb8(srgb8_to_linear(rgb) * light))
     return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, truth)
 
+
+#: the held-out ``microfacet`` family's set-ups (made after scorer version 5 was chosen): a GGX
+#: microfacet highlight with Fresnel (α 0.08–0.4) instead of Blinn–Phong or Ward, the key light on
+#: the upper right instead of the upper left, backdrops from near black to light grey
+_RIGHT = (0.55, 0.45, 0.70)
+MICROFACET_SETUPS: dict[str, tuple[str, Shading]] = {
+    "ggx-sharp": ("glossy", Shading(highlight="ggx", strength=1.0, size=0.08, light_dir=_RIGHT)),
+    "ggx-mid": ("glossy", Shading(highlight="ggx", strength=1.0, size=0.2, light_dir=_RIGHT)),
+    "ggx-rough": ("glossy", Shading(highlight="ggx", strength=1.0, size=0.4, light_dir=_RIGHT)),
+    "ggx-sharp-env": (
+        "glossy",
+        Shading(highlight="ggx", strength=1.0, size=0.08, environment=True, ambient=0.05, light_dir=_RIGHT),
+    ),
+    "ggx-mid-env-light-backdrop": (
+        "glossy",
+        Shading(
+            highlight="ggx", strength=1.0, size=0.2, environment=True, ambient=0.05, backdrop=0.6, light_dir=_RIGHT
+        ),
+    ),
+    "ggx-rough-env-dark-backdrop": (
+        "glossy",
+        Shading(
+            highlight="ggx", strength=1.0, size=0.4, environment=True, ambient=0.05, backdrop=0.15, light_dir=_RIGHT
+        ),
+    ),
+    "ggx-mid-black-backdrop": (
+        "glossy",
+        Shading(highlight="ggx", strength=1.0, size=0.2, backdrop=0.03, light_dir=_RIGHT),
+    ),
+    "ggx-mid-noise3": ("glossy", Shading(highlight="ggx", strength=1.0, size=0.2, noise=3.0, light_dir=_RIGHT)),
+    "lambert-right": ("diffuse", Shading(light_dir=_RIGHT)),
+    "oren-nayar-right-env": (
+        "diffuse",
+        Shading(diffuse="oren-nayar", roughness=0.2, environment=True, ambient=0.05, light_dir=_RIGHT),
+    ),
+}
 
 #: the analytic set-ups: (name, material, Shading)
 ANALYTIC_SETUPS: dict[str, tuple[str, Shading]] = {
@@ -449,6 +495,12 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                             "step": f"{light}{' + grey world' if balance else ''}",
                         }
                     )
+        elif family == "microfacet":
+            for i, setup in enumerate(MICROFACET_SETUPS):
+                shape = ANALYTIC_SHAPES[(h + 2 * i + 1) % len(ANALYTIC_SHAPES)]
+                out.append(
+                    {**base, "object": shape, "setup": setup, "material": MICROFACET_SETUPS[setup][0], "step": setup}
+                )
         elif family == "recolored":
             from huebench.benchmarks.gencolor.photos import load_photo_objects
 
@@ -526,6 +578,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         )
     if family == "recolored":
         return _recolored(int(inputs["photo"]), rgb, size)
+    if family == "microfacet":
+        return _analytic(inputs["object"], rgb, MICROFACET_SETUPS[inputs["setup"]][1], size, s)
     if family == "illuminant":
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
         lit = Shading(**{**shading.__dict__, "light": ILLUMINANTS[inputs["light"]]})
