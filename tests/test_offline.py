@@ -371,3 +371,25 @@ def test_prefetch_download_failure_is_one_line(no_network, cli, monkeypatch):
 def test_prefetch_usage_errors(cli, args, expected):
     status, _, err = cli("prefetch", *args, "--list")
     assert status == 2 and expected in _one_line(err)
+
+
+@pytest.mark.parametrize(
+    ("loader", "dataset_id"),
+    [
+        ("huebench.benchmarks.colorswap.data._load_hub", "stanfordnlp/colorswap"),
+        ("huebench.benchmarks.coda.dataset._load_hub", "corypaik/coda"),
+    ],
+)
+def test_unreachable_hub_for_a_dataset_fails_before_the_datasets_library(no_network, monkeypatch, loader, dataset_id):
+    import importlib
+    import types
+
+    def asked(*args, **kwargs):
+        raise AssertionError("the datasets library was asked for a Hub dataset")
+
+    monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=asked))
+    module, name = loader.rsplit(".", 1)
+    load = getattr(importlib.import_module(module), name)
+    with pytest.raises(HubUnreachableError, match=f"hf:{dataset_id}: cannot reach the Hugging Face Hub") as err:
+        load(dataset_id, "test") if "colorswap" in loader else load(dataset_id)
+    assert "HF_HUB_OFFLINE=1" in str(err.value) and no_network == [CLOSED]

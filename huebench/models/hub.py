@@ -40,6 +40,7 @@ __all__ = [
     "probe_disabled",
     "probe_hub",
     "require_hub",
+    "require_hub_dataset",
 ]
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -203,3 +204,10 @@ def require_hub(ident: str, spec: str, *, requested: str | None = None, marker: 
             "without asking the Hub (without it, the library retries the Hub for every file it looks for)"
         )
     raise HubUnreachableError(f"{head}, and {ident} is not in the local cache: {offline_hint(requested)}")
+
+
+def require_hub_dataset(dataset_id: str) -> None:
+    """:func:`require_hub` for a Hub dataset: fail in seconds when the Hub cannot be reached. With
+    ``HF_HUB_OFFLINE=1`` the ``datasets`` library reads its own cache and fails fast itself."""
+    if not hub_offline():
+        require_hub(dataset_id, f"hf:{dataset_id}", marker="README.md")

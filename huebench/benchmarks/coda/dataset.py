@@ -277,6 +277,9 @@ def load_dataset(source: str | Path) -> list[CodaObject]:
 
 
 def _load_hub(dataset_id: str) -> list[CodaObject]:  # pragma: no cover - needs the Hub
+    from huebench.models.hub import require_hub_dataset
+
+    require_hub_dataset(dataset_id)  # seconds, not the library's retries, when the Hub is unreachable
     try:
         import datasets
     except ImportError as exc:

@@ -103,6 +103,9 @@ def _load_local(path: Path, split: str | None) -> list[WinoExample]:
 
 
 def _load_hub(dataset_id: str, split: str | None) -> list[WinoExample]:
+    from huebench.models.hub import require_hub_dataset
+
+    require_hub_dataset(dataset_id)  # seconds, not the library's retries, when the Hub is unreachable
     try:
         import datasets
     except ImportError as exc:
