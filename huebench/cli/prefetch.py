@@ -24,38 +24,6 @@ def _target(target: str | None) -> tuple[str | None, Path | None]:
     return target, None
 
 
-def _options(pairs: list[str], args: list[str]) -> dict[str, object]:
-    """Benchmark options from ``-o KEY=VALUE`` and ``--KEY VALUE`` / ``--KEY=VALUE``, as ``huebench run``
-    reads them (values as typed: the benchmark's declared option types convert them)."""
-    items: list[tuple[str, str]] = []
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise typer.BadParameter(f"--option expects KEY=VALUE, got {pair!r}")
-        items.append((key, value))
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if not arg.startswith("--") or len(arg) <= 2:
-            raise typer.BadParameter(
-                f"unexpected argument {arg!r}; benchmark options look like --name VALUE or -o name=VALUE"
-            )
-        key, sep, value = arg[2:].partition("=")
-        if not sep:
-            if i + 1 >= len(args) or args[i + 1].startswith("--"):
-                raise typer.BadParameter(f"{arg} needs a value")
-            value, i = args[i + 1], i + 1
-        items.append((key, value))
-        i += 1
-    out: dict[str, object] = {}
-    for key, value in items:
-        name = key.replace("-", "_")
-        if name in out:
-            raise typer.BadParameter(f"benchmark option {key!r} is given twice; give it once")
-        out[name] = value
-    return out
-
-
 def prefetch_command(
     ctx: typer.Context,
     target: str | None = typer.Argument(
@@ -78,7 +46,9 @@ def prefetch_command(
     from huebench.models.prefetch import hf_home, plan_prefetch, prefetch, read_run_config
 
     benchmark, run = _target(target)
-    options = _options(option, list(ctx.args))
+    from huebench.cli.runs import options_from_command_line
+
+    options = options_from_command_line(option, list(ctx.args))
     models = list(model)
     if run is not None:
         if options:

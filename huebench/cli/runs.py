@@ -69,6 +69,13 @@ def _extra_options(args: list[str]) -> dict[str, object]:
     return out
 
 
+def options_from_command_line(pairs: list[str], args: list[str]) -> dict[str, object]:
+    """Benchmark options from ``-o KEY=VALUE`` (``pairs``) and ``--KEY VALUE`` / ``--KEY=VALUE``
+    (``args``), values as typed (the benchmark's declared option types convert them); an option
+    given twice is an error. ``huebench run`` and ``huebench prefetch`` read options this way."""
+    return _merge_options(_parse_options(pairs), _extra_options(args))
+
+
 def run_command(
     ctx: typer.Context,
     benchmark: str = typer.Argument(..., help="Benchmark: a name from `huebench list benchmarks`."),
@@ -133,7 +140,7 @@ def run_command(
         cache=cache,
         no_cache=no_cache,
         progress=progress,
-        benchmark_options=_merge_options(_parse_options(option), _extra_options(list(ctx.args))),
+        benchmark_options=options_from_command_line(option, list(ctx.args)),
         executor=executor,
         chunk_size=chunk_size,
         ray_address=ray_address,
