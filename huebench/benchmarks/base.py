@@ -181,6 +181,8 @@ class Benchmark(ABC):
     #: what each option does, by name (``huebench list options``, the flags of the benchmark's own
     #: commands); a subclass's entries add to and override its base classes'
     option_help: ClassVar[dict[str, str]] = {}
+    #: what evaluating the samples is, for the progress line ("feature extraction", "generation")
+    progress_phase: ClassVar[str] = ""
 
     def __init__(self, **options: Any):
         self.options = options

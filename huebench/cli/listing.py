@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Sequence
 from typing import TypedDict
 
 import typer
@@ -81,16 +83,36 @@ def models(
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
-    table = Table("alias", "source", "capabilities", "paper", "notes")
-    for r in rows:
-        table.add_row(
+    header = ("alias", "source", "capabilities", "paper", "notes")
+    cells = [
+        (
             r["alias"],
             r["source"],
             ", ".join(r["capabilities"]),
             r["paper"],
-            ("plugin needed; " if r["plugin_only"] else "") + r["notes"][:60],
+            ("plugin needed; " if r["plugin_only"] else "") + r["notes"],
         )
+        for r in rows
+    ]
+    if not sys.stdout.isatty():  # logs and pipes: one whole line per model, nothing cut to a width
+        typer.echo(_aligned(header, cells))
+        return
+    # a terminal: aliases whole; what does not fit, and notes past 60 characters, end in "…"
+    table = Table(caption="cut cells end in …; `huebench list models | cat` prints whole lines")
+    table.add_column(header[0], no_wrap=True, min_width=max((len(c[0]) for c in cells), default=5))
+    for name in header[1:]:
+        table.add_column(name)
+    for c in cells:
+        table.add_row(*c[:-1], c[-1] if len(c[-1]) <= 60 else c[-1][:59].rstrip() + "…")
     Console().print(table)
+
+
+def _aligned(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell, two spaces apart; lines as long as they need to be."""
+    widths = [max(len(x) for x in column) for column in zip(header, *rows, strict=True)]
+    return "\n".join(
+        "  ".join(x.ljust(w) for x, w in zip(line, widths, strict=True)).rstrip() for line in [header, *rows]
+    )
 
 
 @app.command("options")

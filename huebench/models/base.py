@@ -21,6 +21,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from huebench import progress
 from huebench.errors import HuebenchError
 from huebench.models._torch import check_device, check_dtype, resolve_device, resolve_dtype
 
@@ -170,6 +171,7 @@ def run_batched(
         i += len(batch)
         if on_batch:
             on_batch(len(batch))
+        progress.model_batch_done(len(batch))  # display only: a run's progress moves within a chunk
     return out
 
 

@@ -30,6 +30,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from huebench import progress
 from huebench.benchmarks.base import Benchmark, Sample, get_benchmark
 from huebench.errors import HuebenchError
 from huebench.io import JsonlAppender, atomic_write_json
@@ -192,31 +193,6 @@ def _changed_samples(previous: dict[str, dict[str, Any]], n_samples: int, hashes
     return parts[0] + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
 
 
-def _progress(enabled: bool, total: int) -> Any:
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TextColumn("cache hits {task.fields[hits]} · model calls {task.fields[calls]} · failed {task.fields[failed]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        disable=not enabled,
-        transient=False,
-        console=Console(stderr=True),  # stdout stays for results (--json)
-    )
-
-
 def _check_run_options(opts: RunOptions) -> None:
     checks = [
         ("limit", opts.limit is None or opts.limit >= 1, "a positive number of samples (or no --limit for all)"),
@@ -318,7 +294,8 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             config = existing
         todo = [s for s in samples if previous.get(s.id, {}).get("status") != "ok"]
         evaluating = True
-        result, stats = _evaluate_all(opts, bench, model, config, samples, todo, hashes, run_dir, removed)
+        with progress.enabled(opts.progress):  # the samples, and the metrics' own long work (probe training)
+            result, stats = _evaluate_all(opts, bench, model, config, samples, todo, hashes, run_dir, removed)
     except BaseException:
         if not (records_path.exists() and records_path.stat().st_size > 0):
             # nothing was recorded: leave no half-made run that would block the retry
@@ -357,18 +334,29 @@ def _evaluate_all(
     batch_sizes: set[int] = set()  # every batch size the model ran at (halved on out-of-memory)
     started = time.perf_counter()
     failed = 0
-    with JsonlAppender(records_path) as out, _progress(opts.progress, len(samples)) as bar:
-        task = bar.add_task(
-            f"{bench.name} · {model.spec}",
+    in_chunk = 0  # inputs the model finished in the chunk being computed (display only)
+
+    def detail() -> str:
+        text = f"cache hits {totals['hits']:,} · model calls {totals['calls']:,} · failed {failed:,}"
+        return text + (f" · this chunk: {in_chunk:,} model inputs so far" if in_chunk else "")
+
+    phase = f": {bench.progress_phase}" if bench.progress_phase else ""
+    with (
+        JsonlAppender(records_path) as out,
+        progress.task(
+            f"{bench.name} · {model.spec}{phase}",
             total=len(samples),
+            unit="samples",
             completed=len(samples) - len(todo),
-            rate="",
-            hits=0,
-            calls=0,
-            failed=0,
-        )
-        t0 = time.perf_counter()
-        done_now = 0
+            detail=detail(),
+        ) as bar,
+    ):
+
+        def on_model_batch(n: int) -> None:
+            nonlocal in_chunk
+            in_chunk += n
+            bar.update(detail=detail())
+
         chunks = [todo[k : k + opts.chunk_size] for k in range(0, len(todo), opts.chunk_size)]
         executor: Executor
         if opts.executor == "ray" and chunks:  # (nothing left to do: no cluster to start)
@@ -389,25 +377,18 @@ def _evaluate_all(
             )
         else:
             executor = LocalExecutor(bench, model, cache)
-        for recs, st in executor.map(chunks):
-            totals["hits"] += st["hits"]
-            totals["calls"] += st["calls"]
-            batch_sizes.update(st["batch_sizes"])
-            totals["oom_backoffs"] += st["oom_backoffs"]
-            failed += sum(1 for r in recs if r.get("status") != "ok")
-            for r in recs:  # which inputs a record answered: --resume refuses records of other inputs
-                r["input_sha256"] = hashes.get(str(r.get("id")))
-            out.write_many(json_safe(r) for r in recs)  # NaN → null: records are strict JSON
-            done_now += len(recs)
-            rate = done_now / max(time.perf_counter() - t0, 1e-9)
-            bar.update(
-                task,
-                advance=len(recs),
-                rate=f"{rate:.1f} samples/s",
-                hits=totals["hits"],
-                calls=totals["calls"],
-                failed=failed,
-            )
+        with progress.on_model_batch(on_model_batch):
+            for recs, st in executor.map(chunks):
+                totals["hits"] += st["hits"]
+                totals["calls"] += st["calls"]
+                batch_sizes.update(st["batch_sizes"])
+                totals["oom_backoffs"] += st["oom_backoffs"]
+                failed += sum(1 for r in recs if r.get("status") != "ok")
+                for r in recs:  # which inputs a record answered: --resume refuses records of other inputs
+                    r["input_sha256"] = hashes.get(str(r.get("id")))
+                out.write_many(json_safe(r) for r in recs)  # NaN → null: records are strict JSON
+                in_chunk = 0
+                bar.advance(len(recs), detail=detail())
 
     result = finalize(run_dir, bench=bench, sample_order=ids, write_report=opts.report)
     stats = {

@@ -17,7 +17,15 @@ app = typer.Typer(
 console = Console(soft_wrap=True)  # long lines stay whole in logs and pipes
 
 
-@app.command("build")
+@app.command(
+    "build",
+    epilog=(
+        'Objects line: {"class_id": "/m/0cmf2", "display_name": "Airplane", "object_s": "airplane", "areis_s": "is", '
+        '"object_pl": "airplanes", "areis_pl": "are", "ngram": "airplane"}. Annotations line: {"class_id": "/m/0cmf2", '
+        '"action": "submitted", "black": 0, …, "yellow": 0} (all 11 colours, 0-5). Both formats: docs/coda.md, '
+        "Input files of coda build."
+    ),
+)
 def build(
     annotations: Path = typer.Option(
         ..., "--annotations", help="Raw crowd ratings (JSONL: class_id, action, 11 colour ratings 0-5)."
@@ -85,25 +93,28 @@ def count_cmd(
     method: str = typer.Option("ngram", "--method", help="ngram (fast) or dependency (spaCy parse)."),
 ) -> None:
     """Build a counts file from your own corpus (colour–object n-grams or dependency arcs)."""
+    from huebench import progress
     from huebench.benchmarks.coda.dataset import load_dataset
     from huebench.benchmarks.coda.ngrams import count_dependency, count_ngrams, write_counts
     from huebench.errors import HuebenchError
 
     objs = load_dataset(dataset)
+    if method not in ("ngram", "dependency"):
+        raise HuebenchError(f"--method must be ngram or dependency, got {method!r}")
+    size = sum(p.stat().st_size for p in corpus if p.is_file())
 
-    def lines():
+    def lines(bar: progress.Task):
         for path in corpus:
             with open(path, encoding="utf-8", errors="strict") as fh:
                 for line in fh:
+                    bar.advance(len(line.encode("utf-8")))
                     if line.strip():
                         yield line
 
-    if method == "ngram":
-        counts = count_ngrams(lines(), objs)
-    elif method == "dependency":
-        counts = count_dependency(lines(), objs)
-    else:
-        raise HuebenchError(f"--method must be ngram or dependency, got {method!r}")
+    with progress.task(
+        f"coda count ({method}): {len(corpus)} corpus file{'s' if len(corpus) != 1 else ''}", total=size, unit="bytes"
+    ) as bar:
+        counts = (count_ngrams if method == "ngram" else count_dependency)(lines(bar), objs)
     write_counts(out, counts)
     n_obj = sum(1 for n, _ in counts.values() if n > 0)
     n_col = int(sum(v.sum() for _, v in counts.values()))
@@ -117,7 +128,7 @@ def probe_cmd(
     ),
     dataset: str = typer.Option(..., "--dataset", help="A built CoDa folder or hf:corypaik/coda."),
     out: Path | None = typer.Option(None, "--out", help="Run folder."),
-    steps: int = typer.Option(4000, help="Adam steps per probe (paper: 4000)."),
+    steps: int = typer.Option(4000, help="Adam steps per probe, each a full-batch epoch (paper: 4000)."),
     seeds: int = typer.Option(5, help="Seeds (paper: 5)."),
     points: int = typer.Option(10, help="Log-spaced training sizes (paper: 10)."),
     epsilon: float = typer.Option(0.1, help="ε for SDL and sample complexity (D_JS units)."),
@@ -128,6 +139,9 @@ def probe_cmd(
     device: str = typer.Option("cpu", help="torch device."),
     seed: int = typer.Option(0, help="Base seed."),
     resume: bool = typer.Option(False, "--resume", help="Continue a run folder."),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="Show progress: feature extraction, then each probe's training."
+    ),
 ) -> None:
     """Representation probes: MLP on frozen features, loss-data curve, MDL / SDL / εSC (Table 8)."""
     from huebench.cli.runs import end_run  # late: huebench.cli imports this module
@@ -145,6 +159,7 @@ def probe_cmd(
         device=device,
         seed=seed,
         resume=resume,
+        progress=progress,
         benchmark_options={"dataset": dataset, "steps": steps, "seeds": seeds, "points": points, "epsilon": epsilon},
     )
     res = run(opts, model=m)

@@ -21,11 +21,12 @@ are trained in ``metrics`` from the stored features, so ``huebench rescore`` rec
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from huebench import progress
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.coda.dataset import CodaObject, load_dataset, object_prompts
 from huebench.benchmarks.coda.metrics import COLORS, avg_correlation, js_divergence
@@ -37,9 +38,19 @@ __all__ = ["CodaProbe", "description_lengths", "train_probe"]
 
 
 def train_probe(
-    x: np.ndarray, y: np.ndarray, *, steps: int, seed: int, lr: float = 1e-4, hidden: int = 512, dropout: float = 0.1
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    steps: int,
+    seed: int,
+    lr: float = 1e-4,
+    hidden: int = 512,
+    dropout: float = 0.1,
+    on_step: Callable[[], None] | None = None,
 ) -> Any:
-    """Train the MLP probe on features ``x`` → distributions ``y``; returns the model (eval mode)."""
+    """Train the MLP probe on features ``x`` → distributions ``y``; returns the model (eval mode).
+
+    Every step is full-batch (one epoch over ``x``); ``on_step()`` is called after each (progress)."""
     import torch
 
     torch.manual_seed(seed)
@@ -60,6 +71,8 @@ def train_probe(
         opt.zero_grad()
         loss.backward()
         opt.step()
+        if on_step is not None:
+            on_step()
     net.eval()
     return net
 
@@ -92,6 +105,7 @@ class CodaProbe(Benchmark):
     description = "CoDa representation probes: MLP on frozen features, loss-data curves, MDL / SDL / εSC"
     capabilities = (Capability.TEXT_FEATURES,)
     path_options = ("dataset",)
+    progress_phase = "feature extraction"
 
     def __init__(
         self,
@@ -170,25 +184,41 @@ class CodaProbe(Benchmark):
             "val": {n: [] for n in sizes},
             "test": {n: [] for n in sizes},
         }
-        for s in range(self.n_seeds):
-            order = np.random.default_rng(self.seed * 1000 + s).permutation(n_max)
-            for n in sizes:
-                idx = order[:n]
-                net = train_probe((x_train[idx] - mu) / sd, y_train[idx], steps=self.steps, seed=self.seed * 1000 + s)
-                for split in ("val", "test"):
-                    pred = _predict(net, held[split])
-                    curve[split][n].append(
-                        {
-                            "js": float(
-                                np.mean([js_divergence(p, t) for p, t in zip(pred, truth[split], strict=True)])
-                            ),
-                            "avg_correlation": float(
-                                np.nanmean(
-                                    [100.0 * avg_correlation(p, t) for p, t in zip(pred, truth[split], strict=True)]
-                                )
-                            ),
-                        }
+        n_probes = self.n_seeds * len(sizes)
+        with progress.task(
+            f"{self.name}: training {n_probes} probes, {self.steps:,} full-batch epochs each",
+            total=n_probes * self.steps,
+            unit="epochs",
+        ) as bar:
+            for s in range(self.n_seeds):
+                order = np.random.default_rng(self.seed * 1000 + s).permutation(n_max)
+                for i, n in enumerate(sizes):
+                    bar.update(
+                        detail=f"probe {s * len(sizes) + i + 1}/{n_probes}: seed {s + 1}/{self.n_seeds}, "
+                        f"{n} training object{'s' if n != 1 else ''}"
                     )
+                    idx = order[:n]
+                    net = train_probe(
+                        (x_train[idx] - mu) / sd,
+                        y_train[idx],
+                        steps=self.steps,
+                        seed=self.seed * 1000 + s,
+                        on_step=bar.advance,
+                    )
+                    for split in ("val", "test"):
+                        pred = _predict(net, held[split])
+                        curve[split][n].append(
+                            {
+                                "js": float(
+                                    np.mean([js_divergence(p, t) for p, t in zip(pred, truth[split], strict=True)])
+                                ),
+                                "avg_correlation": float(
+                                    np.nanmean(
+                                        [100.0 * avg_correlation(p, t) for p, t in zip(pred, truth[split], strict=True)]
+                                    )
+                                ),
+                            }
+                        )
         out: dict[str, Any] = {
             "sizes": sizes,
             "seeds": self.n_seeds,

@@ -102,12 +102,20 @@ def finetune(cfg: FinetuneConfig, *, extra_eval: list[str] | None = None, progre
     images = {e.id: tuple(to_rgb(im) for im in e.images()) for e in train}
     log_path = out / "train_log.jsonl"
     log_path.write_text("", encoding="utf-8")
-    losses = []
-    from rich.progress import Progress
+    losses: list[float] = []
+    from huebench import progress as progress_display
 
-    with Progress(disable=not progress) as bar:
-        task = bar.add_task(f"fine-tuning {family}", total=total)
+    with progress_display.task(
+        f"colorswap fine-tuning {family}: {hp['epochs']} epochs × {steps_per_epoch} steps",
+        total=total,
+        unit="steps",
+        show=progress,
+    ) as bar:
         for epoch in range(hp["epochs"]):
+            bar.update(
+                detail=f"epoch {epoch + 1}/{hp['epochs']}"
+                + (f"; epoch {epoch} loss {losses[-1]:.4f}" if losses else "")
+            )
             epoch_losses = []
             for batch in _batches(train, hp["batch_size"], epoch, cfg.seed):
                 imgs = [images[e.id][0] for e in batch] + [images[e.id][1] for e in batch]
@@ -144,11 +152,13 @@ def finetune(cfg: FinetuneConfig, *, extra_eval: list[str] | None = None, progre
                 opt.step()
                 sched.step()
                 epoch_losses.append(float(loss.detach()))
-                bar.advance(task)
+                bar.advance()
             mean = sum(epoch_losses) / len(epoch_losses)
             losses.append(mean)
             with open(log_path, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps({"epoch": epoch + 1, "loss": mean, "lr": sched.get_last_lr()[0]}) + "\n")
+        if losses:
+            bar.update(detail=f"{len(losses)} epochs; last epoch's loss {losses[-1]:.4f}")
     model.eval()
     model.save_pretrained(out / "model", safe_serialization=True)
     processor.save_pretrained(out / "model")

@@ -125,6 +125,7 @@ class GenColorGenerate(_Prompts):
     name = "gencolor-generate"
     description = "GenColorBench: generate n images per prompt into an image folder (hash-verified resume)"
     capabilities = (Capability.TEXT_TO_IMAGE,)
+    progress_phase = "generation"
 
     def samples(self) -> list[Sample]:
         return [Sample(pid) for pid in self.prompts]
