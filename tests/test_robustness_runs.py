@@ -463,6 +463,29 @@ def test_ctrl_c_says_how_to_continue(cli, tmp_path, monkeypatch):
     assert code == 130 and "interrupted" in err and "--resume" in err
 
 
+def test_ctrl_c_after_some_records_names_the_run_folder(cli, tmp_path, monkeypatch):
+    from huebench.benchmarks.colornames import ColorNames
+
+    evaluate = ColorNames.evaluate
+    calls = []
+
+    def interrupted_later(self, samples, model, ctx):
+        calls.append(len(samples))
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        yield from evaluate(self, samples, model, ctx)
+
+    monkeypatch.setattr(ColorNames, "evaluate", interrupted_later)
+    out = tmp_path / "r"
+    code, _, err = cli(
+        "run", "colornames", "-m", "reference:random", "--out", out, "--no-progress", "--chunk-size", "5"
+    )
+    assert code == 130 and len((out / "records.jsonl").read_text().splitlines()) == calls[0]
+    assert f"interrupted: {out} keeps what was recorded; continue the run with the same command and --resume" in (
+        " ".join(err.split())
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

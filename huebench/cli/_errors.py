@@ -42,6 +42,7 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
     except ImportError:  # pragma: no cover - older typer uses click itself
         from click import exceptions as click_exceptions  # type: ignore[no-redef]  # the same API, from click itself
 
+    interrupted_run = None  # the folder of a run stopped by Ctrl-C
     try:
         if before is not None:
             before()
@@ -76,6 +77,17 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
             "for the traceback and report it"
         )
         sys.exit(3)
+    except BaseException as exc:
+        if type(exc).__name__ != "RunInterrupted":  # huebench.runs.runner's Ctrl-C, with its folder
+            raise
+        status, interrupted_run = 130, getattr(exc, "run_dir", None)
     if status == 130:  # Ctrl-C (typer turns it into exit status 130)
-        _say("interrupted: what was recorded is kept; continue a run with the same command and --resume")
+        _say(
+            (
+                f"interrupted: {interrupted_run} keeps what was recorded"
+                if interrupted_run
+                else "interrupted: what was recorded is kept"
+            )
+            + "; continue the run with the same command and --resume"
+        )
     sys.exit(status if isinstance(status, int) else 0)

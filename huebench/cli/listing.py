@@ -76,18 +76,21 @@ def models(
     as_json: bool = typer.Option(False, "--json", help="Print JSON: alias, source, capabilities, …"),
     capability: str | None = typer.Option(None, "--capability", help="Only models with this capability."),
 ) -> None:
-    """List the model aliases: the models the four papers evaluated, and how to load them."""
+    """List the model aliases: the models the four papers evaluated, and how to load them. "loads from"
+    says where an alias resolves now: an installed offline package (no Hub call), the Hub, an API, a
+    plugin or built in; --json also gives the spec it resolves to (resolves_to)."""
     from huebench.models.registry import entries
 
     rows = [e.as_dict() for e in entries() if capability is None or capability in [c.value for c in e.capabilities]]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
-    header = ("alias", "source", "capabilities", "paper", "notes")
+    header = ("alias", "source", "loads from", "capabilities", "paper", "notes")
     cells = [
         (
             r["alias"],
             r["source"],
+            r["loads_from"],
             ", ".join(r["capabilities"]),
             r["paper"],
             ("plugin needed; " if r["plugin_only"] else "") + r["notes"],

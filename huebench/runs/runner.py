@@ -23,6 +23,7 @@ import os
 import platform
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -235,6 +236,17 @@ def _prepare_folder(run_dir: Path) -> list[Path]:
     return made
 
 
+class RunInterrupted(BaseException):
+    """What :func:`run` raises for Ctrl-C (KeyboardInterrupt) once samples were recorded: where
+    they are, for the --resume hint. Like KeyboardInterrupt it is not an ``Exception``, so
+    ``except Exception`` does not swallow it; unlike it, the command line's framework does not
+    turn it into a bare exit status."""
+
+    def __init__(self, run_dir: Path, n_records: int):
+        super().__init__(f"interrupted: {n_records:,} samples recorded in {run_dir}")
+        self.run_dir, self.n_records = run_dir, n_records
+
+
 def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
     """Run (or resume) ``opts.benchmark`` with ``opts.model``; see the module doc for the folder.
 
@@ -310,6 +322,9 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
                     folder.rmdir()
         else:  # the mark of an interrupted run stays if this one began evaluating or found one
             lock.release(remove=not (evaluating or was_interrupted))
+            exc = sys.exc_info()[1]
+            if isinstance(exc, KeyboardInterrupt):
+                raise RunInterrupted(run_dir, len(read_records(records_path))) from exc
         raise
     lock.release()
     result.stats = stats
