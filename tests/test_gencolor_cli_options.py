@@ -177,3 +177,20 @@ def test_score_with_missing_images_says_so_and_exits_1(tmp_path):
     # twenty reasons that differ only in their path are one kind of failure, shown once with a count
     assert "most common (20×): image " in text and "missing" in text and "(and 19 like it)" in text
     assert f"report: {out / 'report.html'}" in text
+
+
+@pytest.mark.parametrize("command", ["score", "diagnose"])
+def test_progress_can_be_turned_off_on_gencolor_commands(command, tmp_path, capfd):
+    from huebench.testing.data import make_gencolor_images
+
+    if command == "score":
+        opts = make_gencolor_images(tmp_path / "g")
+        args = ["gencolor", "score", "--prompts", opts["prompts"], "--images", opts["images"], "--n", "2"]
+    else:
+        args = ["gencolor", "diagnose", "--quick", "--family", "analytic", "--limit", "3"]
+    for flag, shown in (("--no-progress", False), ("--progress", True)):
+        out = tmp_path / f"{command}{flag}"
+        result = CliRunner().invoke(app, [*args, "--out", str(out), flag])
+        assert result.exit_code == 0, result.output
+        err = capfd.readouterr().err + result.output
+        assert ("samples (" in err) is shown, err  # the plain progress lines ("N/M samples (…%)")

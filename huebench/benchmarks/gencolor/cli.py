@@ -111,6 +111,9 @@ def diagnose(
     ),
     batch_size: int = typer.Option(8, "--batch-size", help="VLM batch size."),
     device: str = typer.Option("cpu", "--device", help="torch device for the VLM."),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="Show progress (a plain line per step when not on a terminal)."
+    ),
 ) -> None:
     """Images of known colour (five families), scored by both scorers: accuracy per family, false accepts."""
     from huebench.runs.runner import RunOptions, run
@@ -128,6 +131,7 @@ def diagnose(
         batch_size=batch_size,
         device=device,
         benchmark_options=options,
+        progress=progress,
     )
     res = run(opts)
     m = res.metrics
@@ -201,6 +205,9 @@ def generate_command(
     executor: str = typer.Option("local", "--executor", help="local or ray."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Address of a running Ray cluster."),
     workers: int | None = typer.Option(None, "--workers", help="Ray actors."),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="Show progress (a plain line per step when not on a terminal)."
+    ),
 ) -> None:
     """Generate n images per prompt into --images; existing images are verified by hash and skipped."""
     import shutil
@@ -226,6 +233,7 @@ def generate_command(
             "executor": executor,
             "ray_address": ray_address,
             "workers": workers,
+            "progress": progress,
         },
     )
     m = res.metrics
@@ -262,6 +270,9 @@ def score_command(
     executor: str = typer.Option("local", "--executor", help="local or ray."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Address of a running Ray cluster."),
     workers: int | None = typer.Option(None, "--workers", help="Ray actors."),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="Show progress (a plain line per step when not on a terminal)."
+    ),
 ) -> None:
     """Score an image folder: presence (VQA), masks (detector + SAM, user masks or offline), CIELAB metrics, task rules."""
     res = _run_gencolor(
@@ -277,6 +288,7 @@ def score_command(
             "executor": executor,
             "ray_address": ray_address,
             "workers": workers,
+            "progress": progress,
         },
     )
     m = res.metrics
