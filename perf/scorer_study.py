@@ -191,6 +191,17 @@ def score_all(pool: ProcessPoolExecutor, system: str, options: dict[str, Any], n
     return np.array(rows, dtype=bool)
 
 
+def paired_difference(a: np.ndarray, b: np.ndarray, *, n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """Accuracy of ``a`` minus ``b`` on the same images, in points, with a 95 % paired bootstrap
+    interval (images resampled together): the test of whether a setting helps or hurts a family."""
+    diff = a.astype(float) - b.astype(float)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(diff), size=(n_boot, len(diff)))
+    boots = diff[idx].mean(axis=1)
+    lo, hi = np.quantile(boots, [0.025, 0.975])
+    return 100 * float(diff.mean()), 100 * float(lo), 100 * float(hi)
+
+
 def lofo(acc: dict[str, dict[str, float]], families: list[str], default: str) -> list[tuple[str, str, float, float]]:
     """For each held-out family: (family, value chosen on the others, its accuracy there, the default's)."""
     rows = []
@@ -230,11 +241,13 @@ def main() -> None:
     with ProcessPoolExecutor(
         max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
     ) as pool:
+        outcomes: dict[str, np.ndarray] = {}  # per value: every image's (pass, far accepted)
 
         def table(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
             acc = {}
             for name, options in rows.items():
                 res = score_all(pool, args.system, options, len(meta))
+                outcomes[name] = res
                 acc[name] = {f: 100 * res[fam == f, 0].mean() for f in families}
                 worst = min(acc[name].values())
                 print(
@@ -270,6 +283,17 @@ def main() -> None:
             )
             for held, chosen, a, d in lofo(acc, families, default):
                 print(f"    {held:12s} {chosen:12s} {a:6.2f}   default {d:6.2f}")
+            print(
+                f"  paired differences from the default — {setting}: points, 95 % paired bootstrap interval, * = beyond it"
+            )
+            for name in values:
+                if name == default:
+                    continue
+                cells = []
+                for f in families:
+                    d, lo, hi = paired_difference(outcomes[name][fam == f, 0], outcomes[default][fam == f, 0])
+                    cells.append(f"{f} {d:+5.2f} [{lo:+.2f}, {hi:+.2f}]{'*' if lo > 0 or hi < 0 else ' '}")
+                print(f"    {name:12s} " + "  ".join(cells))
 
 
 def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np.ndarray) -> None:
