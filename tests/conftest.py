@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,21 @@ def load_tiny(tiny):
         return load_model(f"{prefix}:{tiny(family)}", **options)
 
     return get
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """Run ``huebench ARGS`` in this process through the console entry point; (status, stdout, stderr)."""
+    import huebench.cli._errors as errors
+    from huebench.cli import main
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(errors, "DEBUG", False)
+        monkeypatch.setattr(sys, "argv", ["huebench", *map(str, args)])
+        with pytest.raises(SystemExit) as stop:
+            main()
+        captured = capsys.readouterr()
+        code = stop.value.code
+        return (code if isinstance(code, int) else 0 if code is None else 1), captured.out, captured.err
+
+    return invoke

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 import huebench.models.hub as hub
-from huebench.cli import main
 from huebench.models import registry
 from huebench.models.hub import HubUnreachableError
 from huebench.models.registry import OfflinePackage, load_model, resolve
@@ -48,23 +47,6 @@ def no_library(monkeypatch):
 
     monkeypatch.setattr("huebench.models.hf.load_hf", asked)
     monkeypatch.setattr("huebench.models.diffusers_t2i.load_diffusers", asked)
-
-
-@pytest.fixture
-def cli(monkeypatch, capsys):
-    """Run ``huebench ARGS`` in this process through the console entry point; (status, stdout, stderr)."""
-    import huebench.cli._errors as errors
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(errors, "DEBUG", False)
-        monkeypatch.setattr(sys, "argv", ["huebench", *map(str, args)])
-        with pytest.raises(SystemExit) as stop:
-            main()
-        captured = capsys.readouterr()
-        code = stop.value.code
-        return (code if isinstance(code, int) else 0 if code is None else 1), captured.out, captured.err
-
-    return invoke
 
 
 def _one_line(err: str) -> str:

@@ -29,23 +29,6 @@ def _few_names():
 FewNames = _few_names()
 
 
-@pytest.fixture
-def cli(monkeypatch, capsys):
-    """Run ``huebench ARGS`` in this process through the console entry point; (status, stdout, stderr)."""
-    import huebench.cli._errors as errors
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(errors, "DEBUG", False)
-        monkeypatch.setattr(sys, "argv", ["huebench", *map(str, args)])
-        with pytest.raises(SystemExit) as stop:
-            main()
-        captured = capsys.readouterr()
-        code = stop.value.code
-        return (code if isinstance(code, int) else 0 if code is None else 1), captured.out, captured.err
-
-    return invoke
-
-
 def _one_line_error(err: str) -> str:
     lines = [line for line in err.strip().splitlines() if line.strip()]
     assert len(lines) == 1, err
