@@ -450,14 +450,13 @@ def test_glossy_surfaces_lose_a_fresnel_veil_of_their_surroundings():
     s = ColorScorer("iscc-nbs-l2")
     m, g = s.score_image(matte, "Red", mask=mask)[0], s.score_image(glossy, "Red", mask=mask)[0]
     assert m.passed and m.veil is None and "veil" not in m.reason
-    # the scorer removes a smaller veil than physics' 0.04 on purpose (scoring.FRESNEL_F0)
-    assert g.passed and g.veil == pytest.approx(0.03 * 0.6, rel=0.01) and g.reason.startswith("glossy surface")
+    assert g.passed and g.veil == pytest.approx(0.04 * 0.6, rel=0.01) and g.reason.startswith("glossy surface")
     assert g.as_dict()["veil"] == g.veil
     without = ColorScorer("iscc-nbs-l2", fresnel=None).score_image(glossy, "Red", mask=mask)[0]
     physical = ColorScorer("iscc-nbs-l2", fresnel=0.04).score_image(glossy, "Red", mask=mask)[0]
     assert without.veil is None and not without.passed
     assert without.delta_chroma > 2 * physical.delta_chroma and g.delta_chroma < without.delta_chroma
-    assert s.config()["fresnel"] == 0.03 and ColorScorer("css3", fresnel=None).config()["fresnel"] is None
+    assert s.config()["fresnel"] == 0.04 and ColorScorer("css3", fresnel=None).config()["fresnel"] is None
 
 
 def test_the_gloss_test_stands_down_where_it_cannot_tell():

@@ -58,6 +58,7 @@ from huebench.color import (
 )
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
+    F0_DIELECTRIC,
     FLOOR_MIN_SATURATION,
     GLOSS_SMOOTH,
     GLOSS_UNIFORMITY,
@@ -90,7 +91,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 6
+SCORER_VERSION = 7
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -114,13 +115,12 @@ DIFFUSE_QUANTILE = 0.9
 #: pixels of the mask border dropped before scoring: anti-aliased edges mix object and background
 ERODE = 1
 #: Fresnel reflectance at normal incidence of the veil removed from glossy surfaces
-#: (:func:`~huebench.color.reflectance.specular_veil`); None: the veil is not used. Below the
-#: physical F0_DIELECTRIC (0.04) on purpose: a veil removed from a surface that carries none
-#: over-saturates it, and a smaller one hedges that. Chosen by the worst family with paired
-#: intervals (docs/gencolor.md, "fresnel"). The gloss test's and the veil's other defaults —
+#: (:func:`~huebench.color.reflectance.specular_veil`); None: the veil is not used. The physical
+#: value: 0.03 helped the worst ISCC-NBS L2 family and hurt the worst CSS one, each beyond its paired
+#: interval (docs/gencolor.md, version 7). The gloss test's and the veil's other defaults —
 #: GLOSS_UNIFORMITY, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND and the fitted floor's FLOOR_MIN_SATURATION —
 #: are the colour core's, documented and measured there
-FRESNEL_F0: float | None = 0.03
+FRESNEL_F0: float | None = F0_DIELECTRIC
 #: no invented colour: the dominant colour's chroma may exceed the 99th percentile of the object's
 #: own pixel chroma (after removing the veil, the one reflection modelled from outside the pixels)
 #: by at most this much (C*ab); beyond it the chroma is cut back to that bound. None: no bound
