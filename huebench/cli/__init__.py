@@ -74,6 +74,8 @@ app.add_typer(list_app, name="list", help="List benchmarks, models and colour sy
 app.command(
     "run",
     help="Run a benchmark against a model. Benchmark options go as -o KEY=VALUE or as --KEY VALUE (e.g. --probes DIR --images ROOT).",
+    epilog="The options of a benchmark: huebench list options BENCH. Its input files, each with an example and "
+    "every field: docs/rainbow.md, docs/coda.md, docs/colorswap.md, docs/gencolor.md.",
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
 )(run_command)
 app.command("rescore", help="Recompute results.json from a run's records (no model).")(rescore_command)

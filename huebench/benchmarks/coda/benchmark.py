@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -67,6 +67,11 @@ class Coda(Benchmark):
     description = "CoDa zero-shot probes: colour distributions of 521 objects from masked/causal LMs"
     capabilities = (Capability.MASKED_LM, Capability.CAUSAL_LM)
     path_options = ("dataset", "counts")
+    option_help: ClassVar[dict[str, str]] = {
+        "dataset": "Folder from `coda build` (objects.jsonl; docs/coda.md, The dataset folder) or hf:corypaik/coda.",
+        "split": "all, train, val or test.",
+        "counts": "n-gram counts CSV: class_id, object_count, 11 colours (docs/coda.md, Corpus and counts files).",
+    }
 
     def __init__(
         self, seed: int = 0, dataset: str | None = None, split: str = "all", counts: str | None = None, **options: Any

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from huebench.errors import HuebenchError
 from huebench.report.html import fmt_num
 
 app = typer.Typer(
@@ -50,7 +51,14 @@ def build(
     )
 
 
-@app.command("reporting-bias")
+@app.command(
+    "reporting-bias",
+    epilog=(
+        "Counts CSV: header class_id,object_count,black,blue,brown,gray,green,orange,pink,purple,red,white,yellow "
+        "(any order), rows like /m/09qck,3,0,0,0,0,1,0,0,0,0,0,1 (docs/coda.md, Corpus and counts files). "
+        "--dataset: the folder coda build writes (docs/coda.md, The dataset folder)."
+    ),
+)
 def reporting_bias_cmd(
     dataset: str = typer.Option(..., "--dataset", help="A built CoDa folder or hf:corypaik/coda."),
     counts: list[Path] = typer.Option(
@@ -83,7 +91,29 @@ def reporting_bias_cmd(
     console.print(table)
 
 
-@app.command("count")
+def not_utf8(path: Path) -> HuebenchError:
+    """The error for a corpus file that is not UTF-8, naming its first bad line."""
+    from huebench.io import InputFileError
+
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return InputFileError(
+                    f"{path}:{number}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); "
+                    "re-save the corpus as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+                )
+    return InputFileError(f"{path}: not valid UTF-8; re-save the corpus as UTF-8")
+
+
+@app.command(
+    "count",
+    epilog=(
+        "Corpus: plain UTF-8 text, one sentence or document per line (e.g. 'A man eats a yellow banana.'). "
+        "Writes the counts CSV that coda reporting-bias and -o counts= read: docs/coda.md, Corpus and counts files."
+    ),
+)
 def count_cmd(
     corpus: list[Path] = typer.Option(
         ..., "--corpus", help="Plain-text corpus files (one document or sentence per line); repeatable."
@@ -96,7 +126,6 @@ def count_cmd(
     from huebench import progress
     from huebench.benchmarks.coda.dataset import load_dataset
     from huebench.benchmarks.coda.ngrams import count_dependency, count_ngrams, write_counts
-    from huebench.errors import HuebenchError
 
     objs = load_dataset(dataset)
     if method not in ("ngram", "dependency"):
@@ -106,10 +135,13 @@ def count_cmd(
     def lines(bar: progress.Task):
         for path in corpus:
             with open(path, encoding="utf-8", errors="strict") as fh:
-                for line in fh:
-                    bar.advance(len(line.encode("utf-8")))
-                    if line.strip():
-                        yield line
+                try:
+                    for line in fh:
+                        bar.advance(len(line.encode("utf-8")))
+                        if line.strip():
+                            yield line
+                except UnicodeDecodeError:
+                    raise not_utf8(path) from None
 
     with progress.task(
         f"coda count ({method}): {len(corpus)} corpus file{'s' if len(corpus) != 1 else ''}", total=size, unit="bytes"
@@ -121,7 +153,15 @@ def count_cmd(
     console.print(f"{n_obj} objects mentioned, {n_col} colour–object pairs → {out}")
 
 
-@app.command("probe")
+@app.command(
+    "probe",
+    epilog=(
+        "--dataset: the folder coda build writes, or your own objects.jsonl with lines like "
+        '{"class_id": "/m/09qck", "display_name": "Banana", "object_s": "banana", "areis_s": "is", '
+        '"object_pl": "bananas", "areis_pl": "are", "ngram": "banana", "distribution": [11 probabilities, black … '
+        'yellow], "group": "Single", "split": "test"}; every field: docs/coda.md, The dataset folder.'
+    ),
+)
 def probe_cmd(
     model: str = typer.Option(
         ..., "--model", "-m", help="Any model with text features (MLM, causal LM, CLIP, sentence encoder)."

@@ -259,6 +259,38 @@ def build_dataset(
     return {"objects": objects, "meta": meta}
 
 
+#: the fields of a line of a dataset's ``objects.jsonl`` (``n_annotations`` is optional)
+DATASET_FIELDS = (
+    "class_id",
+    "display_name",
+    "object_s",
+    "object_pl",
+    "areis_s",
+    "areis_pl",
+    "ngram",
+    "distribution",
+    "group",
+    "split",
+)
+SPLITS = ("train", "val", "test")
+
+
+def _check_distribution(value: Any, where: str) -> None:
+    """An object's colour distribution: 11 probabilities in COLORS order that sum to 1."""
+    if not isinstance(value, list) or len(value) != len(COLORS):
+        raise InputFileError(
+            f"{where}: distribution must be a list of {len(COLORS)} probabilities, one per colour in this order: "
+            f"{', '.join(COLORS)}; got {value!r}"
+        )
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value):
+        raise InputFileError(f"{where}: distribution values must be non-negative numbers, got {value!r}")
+    total = float(sum(value))
+    if not abs(total - 1.0) <= 1e-3:
+        raise InputFileError(
+            f"{where}: distribution must sum to 1 (it sums to {total:g}); give probabilities, not counts or percentages"
+        )
+
+
 def load_dataset(source: str | Path) -> list[CodaObject]:
     """A built CoDa folder (``objects.jsonl``) or ``hf:corypaik/coda`` (needs ``datasets``)."""
     s = str(source)
@@ -267,9 +299,31 @@ def load_dataset(source: str | Path) -> list[CodaObject]:
     path = Path(s)
     file = resolve_under(path, "objects.jsonl", what="objects file") if path.is_dir() else path
     out = []
-    for line, r in read_jsonl(file, required=("class_id", "display_name", "distribution", "group", "split")):
-        if len(r["distribution"]) != len(COLORS):
-            raise InputFileError(f"{file}:{line}: distribution needs {len(COLORS)} values ({', '.join(COLORS)})")
+    for line, r in read_jsonl(file):
+        where = f"{file}:{line}"
+        missing = [k for k in DATASET_FIELDS if k not in r]
+        if missing:
+            built = set(missing) == {"distribution", "group", "split"}
+            raise InputFileError(
+                f"{where}: missing field(s) {', '.join(missing)}; every line needs {', '.join(DATASET_FIELDS)}"
+                + (
+                    " (this is an object list, the input of `huebench coda build`: build the dataset with it "
+                    "and give the folder that writes)"
+                    if built
+                    else ""
+                )
+            )
+        for key in DATASET_FIELDS[:7]:
+            optional = key in ("object_s", "areis_s")  # null for plural-only nouns (jeans, popcorn)
+            if not (isinstance(r[key], str) and r[key].strip()) and not (optional and r[key] is None):
+                raise InputFileError(
+                    f"{where}: {key} must be a non-empty string{' or null' if optional else ''}, got {r[key]!r}"
+                )
+        _check_distribution(r["distribution"], where)
+        if r["group"] not in GROUPS:
+            raise InputFileError(f"{where}: group must be one of {', '.join(GROUPS)} (as written), got {r['group']!r}")
+        if r["split"] not in SPLITS:
+            raise InputFileError(f"{where}: split must be one of {', '.join(SPLITS)}, got {r['split']!r}")
         out.append(CodaObject(**{k: r[k] for k in CodaObject.__dataclass_fields__ if k in r}))
     if not out:
         raise InputFileError(f"{file}: no objects")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -105,6 +105,9 @@ class CodaProbe(Benchmark):
     description = "CoDa representation probes: MLP on frozen features, loss-data curves, MDL / SDL / εSC"
     capabilities = (Capability.TEXT_FEATURES,)
     path_options = ("dataset",)
+    option_help: ClassVar[dict[str, str]] = {
+        "dataset": "Folder from `coda build` (objects.jsonl; docs/coda.md, The dataset folder) or hf:corypaik/coda.",
+    }
     progress_phase = "feature extraction"
 
     def __init__(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -46,6 +46,14 @@ class ColorSwap(Benchmark):
     description = "ColorSwap (and any Winoground-schema data): text / image / group scores"
     capabilities = (Capability.ITM, Capability.IMAGE_TEXT_SCORE, Capability.VLM)
     path_options = ("data",)
+    option_help: ClassVar[dict[str, str]] = {
+        "data": "examples.jsonl, or a folder holding it and the images (docs/colorswap.md, The examples file); "
+        "or hf:stanfordnlp/colorswap.",
+        "split": "Only the examples of this split (a file's split field; examples without one are in every split).",
+        "head": "auto, itm or contrastive (BLIP's and FLAVA's other head).",
+        "control": "random-pairs: each example against a random other one (Appendix E).",
+        "max_new_tokens": "Tokens a VLM may generate per answer.",
+    }
 
     def __init__(
         self,

@@ -49,7 +49,14 @@ def rescore(
     Console().print(f"n = {s['n']} examples")
 
 
-@app.command("convert-logs")
+@app.command(
+    "convert-logs",
+    epilog=(
+        "TEXT_LOG entries: id, response_image_1/2, log_1/log_2 with caption_1, caption_2, image_url (…img_<id>_<1|2>.png) "
+        "and correct_answer A or B. IMAGE_LOG entries: id, response_caption_1/2, log_1/log_2 with image_url_1, "
+        "image_url_2 and correct_answer first or second. An example of each: docs/colorswap.md, The authors' logs."
+    ),
+)
 def convert_logs_cmd(
     text_log: Path = typer.Argument(..., help="text-<model>-colorswap.json"),
     image_log: Path = typer.Argument(..., help="image-<model>-colorswap.json"),
@@ -64,7 +71,14 @@ def convert_logs_cmd(
     Console().print(f"{len(recs)} query records → {out}")
 
 
-@app.command("finetune")
+@app.command(
+    "finetune",
+    epilog=(
+        '--data line: {"id": "42", "caption_1": "a red car on a blue road", "caption_2": "a blue car on a red road", '
+        '"image_1": "images/42_1.png", "image_2": "images/42_2.png", "split": "train"} (image paths relative to the '
+        "file's folder); every field: docs/colorswap.md, The examples file."
+    ),
+)
 def finetune_cmd(
     model: str = typer.Option(..., "--model", "-m", help="A CLIP or BLIP-ITM checkpoint: alias or hf:<id or folder>."),
     data: str = typer.Option(

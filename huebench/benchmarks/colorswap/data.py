@@ -69,7 +69,19 @@ def _load_local(path: Path, split: str | None) -> list[WinoExample]:
     root = file.parent
     out: list[WinoExample] = []
     seen: dict[str, int] = {}
-    for line, rec in read_jsonl(file, required=REQUIRED):
+    for line, rec in read_jsonl(file):
+        missing = [k for k in REQUIRED if k not in rec]
+        if missing:
+            winoground = "caption_0" in rec or "image_0" in rec
+            raise InputFileError(
+                f"{file}:{line}: missing field(s) {', '.join(missing)}; every line needs {', '.join(REQUIRED)}"
+                + (
+                    " (this line numbers the pair 0 and 1, as Winoground does; huebench's files number it 1 and 2: "
+                    "caption_0 → caption_1, caption_1 → caption_2, and the same for the images)"
+                    if winoground
+                    else ""
+                )
+            )
         ex_id = str(rec["id"])
         if ex_id in seen:
             raise InputFileError(f"{file}:{line}: duplicate id {ex_id!r} (first on line {seen[ex_id]})")

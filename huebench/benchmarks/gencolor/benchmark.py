@@ -49,7 +49,8 @@ class _Prompts(Benchmark):
     # the image folder is not an input: a run fills it, and each image is verified by its sha256
     path_options = ("prompts", "masks")
     option_help: ClassVar[dict[str, str]] = {
-        "prompts": "Prompt JSONL (gencolor prompts), or the built-in mini / full suite.",
+        "prompts": "Prompt JSONL (gencolor prompts, or your own: docs/gencolor.md, The prompts file), or the built-in "
+        "mini / full suite.",
         "images": "Image folder (layout: docs/gencolor.md, Image folder).",
         "n": "Images per prompt.",
         "tasks": "Only these tasks, comma-separated (cna, ncu, coa, moc, ica); default: all.",
@@ -175,7 +176,7 @@ class GenColorBench(_Prompts):
         "vqa": "VLM for the presence check (hf:…); default: no presence check.",
         "detector": "Open-vocabulary detector: GroundingDINO or OWLv2 (hf:…).",
         "segmenter": "SAM (hf:…); with --detector.",
-        "masks": "User masks: MASKS/<prompt id>/<index>.<object>.png.",
+        "masks": "User masks: MASKS/<prompt id>/<index>.<object>.png (docs/gencolor.md, Image folder).",
         "k": "Nearest neighbours of the target in its candidate set.",
         "hue_threshold": "Hue-angle threshold in degrees.",
         "box_threshold": "Detector score a box needs to count.",

@@ -189,7 +189,16 @@ def _run_gencolor(benchmark: str, model: str, out: Path, options: dict, common: 
     return run(opts)
 
 
-@app.command("generate", cls=benchmark_options_command("gencolor-generate", required=("images",)))
+@app.command(
+    "generate",
+    cls=benchmark_options_command("gencolor-generate", required=("images",)),
+    epilog=(
+        'Prompts line: {"id": "my-coa-1", "task": "coa", "system": "css3", "prompt": "A crimson mug on a white desk", '
+        '"colors": [{"name": "Crimson"}], "objects": [{"name": "mug", "role": "target", "color": 0}, '
+        '{"name": "white desk", "role": "context"}]} (docs/gencolor.md, The prompts file). '
+        "Images are written to IMAGES/<prompt id>/<index>.png with meta.json (docs/gencolor.md, Image folder)."
+    ),
+)
 def generate_command(
     ctx: typer.Context,
     model: str = typer.Option(
@@ -258,6 +267,13 @@ def generate_command(
             "device": "set by --device, with the run's device",
             **dict.fromkeys(("steps", "height", "width"), "generation settings: score never generates"),
         },
+    ),
+    epilog=(
+        'Prompts line: {"id": "my-coa-1", "task": "coa", "system": "css3", "prompt": "A crimson mug on a white desk", '
+        '"colors": [{"name": "Crimson"}], "objects": [{"name": "mug", "role": "target", "color": 0}, '
+        '{"name": "white desk", "role": "context"}]} (docs/gencolor.md, The prompts file). '
+        "Images: IMAGES/<prompt id>/<index>.png; masks: MASKS/<prompt id>/<index>.<object>.png, non-zero = "
+        "the object (docs/gencolor.md, Image folder)."
     ),
 )
 def score_command(

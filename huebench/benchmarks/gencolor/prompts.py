@@ -31,6 +31,7 @@ ids, so a mini run's images can be reused by a full run. Both suites are a pure 
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import re
 from collections import defaultdict
@@ -326,6 +327,51 @@ REQUIRED_FIELDS = ("id", "task", "system", "prompt", "colors", "objects")
 BUILT_IN_SUITES = ("full", "mini")
 
 
+#: what an object of a prompt is: the coloured object, a COA context (leakage), an ICA partner
+ROLES = ("target", "context", "partner")
+
+
+def _check_system(system: Any, where: str) -> None:
+    """A prompt's system: a colour system by its own name (results are grouped by the exact name)."""
+    from huebench.color.systems import canonical_system_name
+    from huebench.io import InputFileError
+
+    try:
+        canonical = canonical_system_name(str(system))
+    except HuebenchError as exc:
+        raise InputFileError(f"{where}: {exc}") from None
+    if canonical != system:
+        raise InputFileError(
+            f"{where}: write the system as {canonical!r}, not {system!r} (results are grouped by the exact name)"
+        )
+
+
+@functools.cache
+def _scorer(system: str) -> Any:
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    return ColorScorer.named("huebench", system)
+
+
+@functools.cache
+def _color_problem(system: str, name: str) -> str | None:
+    try:
+        _scorer(system).candidates(name)  # the scorer's own rule for a target colour
+    except HuebenchError as exc:
+        return str(exc)
+    return None
+
+
+def known_color(system: str, name: str, where: str) -> None:
+    """Refuse a colour the scorer could not score against: a name that is not ``system``'s, or a
+    value that is not one ('#rrggbb', 'rgb(r, g, b)')."""
+    from huebench.io import InputFileError
+
+    problem = _color_problem(system, name)
+    if problem is not None:
+        raise InputFileError(f"{where}: {problem}")
+
+
 def load_prompts(source: str | Any, *, seed: int = 0) -> list[dict[str, Any]]:
     """Prompt records from a JSONL file (``gencolor prompts`` output, or your own with the same
     fields), or the built-in ``full`` / ``mini`` suite. Errors name the file and line."""
@@ -347,20 +393,38 @@ def load_prompts(source: str | Any, *, seed: int = 0) -> list[dict[str, Any]]:
         seen[r["id"]] = line
         if r["task"] not in TASKS:
             raise InputFileError(f"{where}: unknown task {r['task']!r}; use one of {', '.join(TASKS)}")
+        _check_system(r["system"], where)
+        if not isinstance(r["prompt"], str) or not r["prompt"].strip():
+            raise InputFileError(f"{where}: 'prompt' must be the prompt's text, got {r['prompt']!r}")
         if not isinstance(r["colors"], list) or not r["colors"]:
             raise InputFileError(f"{where}: 'colors' must be a non-empty list of {{name, srgb}}")
         for c in r["colors"]:
-            if not isinstance(c, dict) or "name" not in c:
+            if not isinstance(c, dict) or not isinstance(c.get("name"), str):
                 raise InputFileError(f"{where}: every colour needs a 'name' (a colour of {r['system']!r}, or #rrggbb)")
+            known_color(r["system"], c["name"], where)
         if not isinstance(r["objects"], list) or not r["objects"]:
             raise InputFileError(f"{where}: 'objects' must be a non-empty list")
         for o in r["objects"]:
-            if not isinstance(o, dict) or "name" not in o or "role" not in o:
+            if not isinstance(o, dict) or not isinstance(o.get("name"), str) or "role" not in o:
                 raise InputFileError(f"{where}: every object needs 'name' and 'role' (target, context or partner)")
+            if o["role"] not in ROLES:
+                raise InputFileError(
+                    f"{where}: object {o['name']!r} has role {o['role']!r}; use target, context or partner"
+                )
             ci = o.get("color")
-            if ci is not None and not (isinstance(ci, int) and 0 <= ci < len(r["colors"])):
+            if ci is None and o["role"] != "context":
+                raise InputFileError(
+                    f"{where}: object {o['name']!r} ({o['role']}) needs 'color', the index in 'colors' of the colour "
+                    "it should have (0 for the first)"
+                )
+            if ci is not None and not (isinstance(ci, int) and not isinstance(ci, bool) and 0 <= ci < len(r["colors"])):
                 raise InputFileError(
                     f"{where}: object {o['name']!r} has colour index {ci!r}; 'colors' has {len(r['colors'])}"
+                )
+            neg = o.get("negative_labels")
+            if neg is not None and not (isinstance(neg, list) and all(isinstance(x, str) for x in neg)):
+                raise InputFileError(
+                    f"{where}: object {o['name']!r}: 'negative_labels' must be a list of part names, got {neg!r}"
                 )
         out.append(r)
     if not out:

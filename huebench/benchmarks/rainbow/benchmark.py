@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,7 +44,7 @@ from huebench.models.requests import (
 )
 from huebench.paths import resolve_under
 
-__all__ = ["VLM_PROMPT", "Rainbow", "RainbowBaseline", "load_probes"]
+__all__ = ["VLM_PROMPT", "Rainbow", "RainbowBaseline", "load_probes", "read_rgb"]
 
 #: at most this many captions with wrong probes are pictured in a report
 GALLERY_CAPTIONS = 120
@@ -52,6 +52,7 @@ GALLERY_CAPTIONS = 120
 EXAMPLE_PROBES = 50
 
 VLM_PROMPT = "Does the following sentence match this image?\n{description}\nPlease answer with either 'yes' or 'no'."
+RELATIONS = ("adjacent", "complementary", "other")
 PROBE_FIELDS = ("id", "caption_id", "image", "kind", "text", "foil", "original_color", "foil_color", "relation")
 
 
@@ -60,17 +61,68 @@ def load_probes(folder: str | Path, kinds: Sequence[str] = ("replacement", "swap
     folder = Path(folder)
     names = {"replacement": "replacements.jsonl", "swap": "swaps.jsonl"}
     groups: dict[str, list[dict[str, Any]]] = {}
+    first: dict[str, tuple[str, int]] = {}  # caption id → where its first probe is
     for kind in kinds:
         if kind not in names:
             raise HuebenchError(f"unknown probe kind {kind!r}; use replacement and/or swap")
         file = resolve_under(folder, names[kind], what="probe file")
         if not file.exists():
             raise InputFileError(f"{folder / names[kind]}: not found; build probes with `huebench rainbow build`")
-        for _, p in read_jsonl(file, required=PROBE_FIELDS):
-            groups.setdefault(str(p["caption_id"]), []).append(p)
+        for line, p in read_jsonl(file, required=PROBE_FIELDS):
+            _check_probe(p, kind, f"{file}:{line}")
+            cid = str(p["caption_id"])
+            if cid in groups:
+                same = groups[cid][0]
+                for key in ("text", "image"):
+                    if p[key] != same[key]:
+                        where, at = first[cid]
+                        raise InputFileError(
+                            f"{file}:{line}: {key} {p[key]!r} differs from the {key} of caption {cid!r}'s first probe "
+                            f"({where}:{at}: {same[key]!r}); all probes of a caption share its text and image"
+                        )
+            else:
+                first[cid] = (file.name, line)
+            groups.setdefault(cid, []).append(p)
     if not groups:
         raise InputFileError(f"{folder}: no probes")
     return groups
+
+
+def read_rgb(path: str | Path) -> dict[tuple[str, int | None], Any]:
+    """The ``rgb`` option's CSV (``caption_id, mention_index, hex``): the annotated colour of each
+    colour mention, keyed by (caption id, mention index) as the replacement probes carry them."""
+    from huebench.color import parse
+    from huebench.io import read_table
+
+    out: dict[tuple[str, int | None], Any] = {}  # looked up with a probe's mention_index, maybe None
+    for line, row in read_table(path, required=("caption_id", "mention_index", "hex")):
+        index = row["mention_index"].strip()
+        if not index.isdigit():
+            raise InputFileError(
+                f"{path}:{line}: mention_index must be a whole number (0 = the caption's first colour word), "
+                f"got {row['mention_index']!r}"
+            )
+        try:
+            out[(row["caption_id"], int(index))] = parse(row["hex"])
+        except ValueError as exc:  # ColorSpecError, UnknownNameError
+            raise InputFileError(f"{path}:{line}: {exc}") from None
+    return out
+
+
+def _check_probe(p: dict[str, Any], kind: str, where: str) -> None:
+    """One probe line as ``rainbow build`` writes it; a hand-made one gets one line saying what is wrong."""
+    if p["kind"] != kind:
+        raise InputFileError(f"{where}: kind must be {kind!r} in this file, got {p['kind']!r}")
+    for key in ("text", "foil"):
+        if not isinstance(p[key], str) or not p[key].strip():
+            raise InputFileError(f"{where}: {key} must be a non-empty string, got {p[key]!r}")
+    for key in ("original_color", "foil_color"):
+        if p[key] not in COLORS:
+            raise InputFileError(
+                f"{where}: {key} must be one of the 11 basic colour terms ({', '.join(COLORS)}), got {p[key]!r}"
+            )
+    if p["relation"] not in RELATIONS:
+        raise InputFileError(f"{where}: relation must be one of {', '.join(RELATIONS)}, got {p['relation']!r}")
 
 
 def _rates(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -87,6 +139,15 @@ def _rates(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "precision": tp / (tp + fp) if tp + fp else None,
         "recall": tp / n,
     }
+
+
+def pair_heatmap(by_pair: dict[str, Any]) -> str:
+    """The colour-pair matrix of :func:`_pair_table` as a heatmap with the colours on both axes."""
+    from huebench.report.svg import heatmap_svg
+
+    hexes = color_hexes(by_pair["labels"])
+    labels = by_pair["labels"]
+    return heatmap_svg(by_pair["matrix"], labels, labels, vmin=0.0, vmax=1.0, row_colors=hexes, col_colors=hexes)
 
 
 def color_hexes(names: Sequence[str]) -> list[str | None]:
@@ -130,6 +191,11 @@ def _pair_table(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
 
 
 class _RainbowBase(Benchmark):
+    option_help: ClassVar[dict[str, str]] = {
+        "probes": "Folder from `rainbow build`: replacements.jsonl, swaps.jsonl (docs/rainbow.md, The probes folder).",
+        "kinds": "replacement, swap or both, comma-separated.",
+    }
+
     def __init__(self, seed: int = 0, probes: str | None = None, kinds: str = "replacement,swap", **options: Any):
         super().__init__(seed=seed, probes=probes, kinds=kinds, **options)
         if probes is None:
@@ -153,6 +219,11 @@ class Rainbow(_RainbowBase):
     description = "Rainbow colour-naming probes: pair-wise accuracy of binary image-text matching"
     capabilities = (Capability.ITM, Capability.VLM, Capability.IMAGE_TEXT_SCORE)
     path_options = ("probes", "images", "rgb")
+    option_help: ClassVar[dict[str, str]] = {
+        "images": "Images root: each probe's image is a path inside it.",
+        "vlm": "VLM decision: prob (P(yes) > 0.5) or parse (the answer starts with yes).",
+        "rgb": "CSV caption_id,mention_index,hex (Figure 11; docs/rainbow.md, The colours file).",
+    }
 
     def __init__(
         self,
@@ -170,6 +241,8 @@ class Rainbow(_RainbowBase):
         if vlm not in ("prob", "parse"):
             raise HuebenchError(f"vlm must be prob or parse, got {vlm!r}")
         self.images_root, self.vlm_mode, self.rgb = images, vlm, rgb
+        if rgb:
+            read_rgb(rgb)  # a mistake in it stops the run before it starts, not after its last sample
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
         cap = self._first_capability(model)  # what check_model gives: Rainbow does not override it
@@ -286,15 +359,9 @@ class Rainbow(_RainbowBase):
     def _rgb_analysis(self, probes: Sequence[dict[str, Any]], rgb_table: str) -> dict[str, Any]:
         """Figure 11: average colour of mentions whose adjacent-colour foil was accepted vs rejected
         (the mentions' colours: ``rgb_table``, the ``rgb`` option)."""
-        from huebench.color import Color, lab_to_srgb, parse, srgb_to_lab
-        from huebench.io import read_table
+        from huebench.color import lab_to_srgb, srgb_to_lab
 
-        hexes: dict[tuple[str, int | None], Color] = {}  # looked up with a probe's mention_index, maybe None
-        for line, row in read_table(rgb_table, required=("caption_id", "mention_index", "hex")):
-            try:
-                hexes[(row["caption_id"], int(row["mention_index"]))] = parse(row["hex"])
-            except Exception as exc:
-                raise InputFileError(f"{rgb_table}:{line}: {exc}") from None
+        hexes = read_rgb(rgb_table)
         cells: dict[str, dict[str, list[np.ndarray]]] = defaultdict(lambda: {"accepted": [], "rejected": []})
         for p in probes:
             c = hexes.get((p["caption_id"], p.get("mention_index")))
@@ -358,7 +425,7 @@ class Rainbow(_RainbowBase):
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
         from huebench.report.html import Section, fmt_num
-        from huebench.report.svg import heatmap_svg, swatches_svg
+        from huebench.report.svg import swatches_svg
 
         m = results["metrics"]
         ranking = m["metric"].startswith("ranking")
@@ -418,15 +485,7 @@ class Rainbow(_RainbowBase):
             sections.append(
                 Section(
                     f"Figure 6 shape — {src}: {'ranking' if ranking else 'pair-wise'} accuracy per colour pair (rows: original, columns: replacement)",
-                    svg=heatmap_svg(
-                        bp["matrix"],
-                        bp["labels"],
-                        bp["labels"],
-                        vmin=0.0,
-                        vmax=1.0,
-                        row_colors=color_hexes(bp["labels"]),
-                        col_colors=color_hexes(bp["labels"]),
-                    ),
+                    svg=pair_heatmap(bp),
                 )
             )
         sections += self._caption_gallery(records)
@@ -511,7 +570,6 @@ class RainbowBaseline(_RainbowBase):
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
         from huebench.report.html import Section, fmt_num
-        from huebench.report.svg import heatmap_svg
 
         m = results["metrics"]
         rows = [
@@ -546,15 +604,7 @@ class RainbowBaseline(_RainbowBase):
             sections.append(
                 Section(
                     "Figure 8 shape: share per colour pair (rows: original, columns: replacement)",
-                    svg=heatmap_svg(
-                        bp["matrix"],
-                        bp["labels"],
-                        bp["labels"],
-                        vmin=0.0,
-                        vmax=1.0,
-                        row_colors=color_hexes(bp["labels"]),
-                        col_colors=color_hexes(bp["labels"]),
-                    ),
+                    svg=pair_heatmap(bp),
                 )
             )
         return sections

@@ -34,7 +34,14 @@ def import_cmd(
     console.print(f"{len(caps)} captions → {out}")
 
 
-@app.command("build")
+@app.command(
+    "build",
+    epilog=(
+        'Captions line (JSONL): {"id": "my-7", "image": "mine/beach.png", "caption": "A yellow umbrella on the beach.", '
+        '"source": "mine"}; or CSV with the header id,image,caption,source. image is relative to the images root of '
+        "the run; every field: docs/rainbow.md, The captions file."
+    ),
+)
 def build_cmd(
     captions: Path = typer.Option(..., "--captions", help="JSONL or CSV with id, image, caption, optional source."),
     out: Path = typer.Option(..., "--out", help="Folder for replacements.jsonl, swaps.jsonl, stats.json."),
@@ -57,7 +64,13 @@ def build_cmd(
     )
 
 
-@app.command("baseline")
+@app.command(
+    "baseline",
+    epilog=(
+        "--probes: the folder rainbow build writes (replacements.jsonl, swaps.jsonl); a probe line and every "
+        "field: docs/rainbow.md, The probes folder."
+    ),
+)
 def baseline_cmd(
     probes: Path = typer.Option(..., "--probes", help="Folder from `rainbow build`."),
     model: str = typer.Option("bert-base-uncased", "--model", "-m", help="A masked LM."),
