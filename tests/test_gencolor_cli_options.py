@@ -194,3 +194,25 @@ def test_progress_can_be_turned_off_on_gencolor_commands(command, tmp_path, capf
         assert result.exit_code == 0, result.output
         err = capfd.readouterr().err + result.output
         assert ("samples (" in err) is shown, err  # the plain progress lines ("N/M samples (…%)")
+
+
+def test_gencolorbench_refuses_unknown_tasks_systems_bad_thresholds_and_no_images(tmp_path):
+    from huebench.benchmarks.base import get_benchmark
+    from huebench.errors import HuebenchError
+    from huebench.models.registry import load_model
+    from huebench.testing.data import make_gencolor_images
+
+    opts = make_gencolor_images(tmp_path / "g")
+    bench = get_benchmark("gencolorbench")
+    with pytest.raises(HuebenchError, match=r"unknown task 'xyz': use cna, coa, moc, ica, ncu"):
+        bench(images=opts["images"], tasks=["cna", "xyz"])
+    with pytest.raises(HuebenchError, match=r"unknown colour system 'css4'.*Did you mean 'css3'"):
+        bench(images=opts["images"], systems=["css4"])
+    with pytest.raises(HuebenchError, match="scorer thresholds must be positive"):
+        bench(images=opts["images"], prompts=opts["prompts"], hue_threshold=-1).scorer("css3")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for folder, why in ((empty, "empty"), (tmp_path / "nowhere", "no such folder")):
+        with pytest.raises(HuebenchError, match=f"--images {folder}: {why}: there are no images to score"):
+            bench(images=str(folder)).check_model(load_model("none"))
+    assert bench(images=opts["images"]).check_model(load_model("none")) is None

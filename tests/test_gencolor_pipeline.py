@@ -476,7 +476,8 @@ def test_score_with_vqa_detector_and_sam(tmp_path, tiny, load_tiny, detector):
 
 def test_missing_images_are_recorded_failures(tmp_path):
     prompts = _write_prompts(tmp_path / "p.jsonl", _one_per_task()[:1])
-    res = _score_without_models(tmp_path / "run", prompts=str(prompts), images=str(tmp_path / "nothing"), n=2)
+    (tmp_path / "images" / "another-prompt").mkdir(parents=True)  # a folder with images, none of these
+    res = _score_without_models(tmp_path / "run", prompts=str(prompts), images=str(tmp_path / "images"), n=2)
     assert res.results["n_failed"] == 2 and res.results["n"] == 0
     assert "gencolor generate" in json.loads((tmp_path / "run" / "records.jsonl").read_text().splitlines()[0])["reason"]
 

@@ -21,14 +21,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from huebench._suggest import suggestion_text
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.gencolor.analysis import analyses, report_sections
 from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
 from huebench.benchmarks.gencolor.pipeline import JudgeStage, generate_stage, score_stage
-from huebench.benchmarks.gencolor.prompts import BUILT_IN_SUITES, load_prompts
+from huebench.benchmarks.gencolor.prompts import BUILT_IN_SUITES, SUITE_SYSTEMS, TASKS, load_prompts
 from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, ColorScorer
 from huebench.benchmarks.gencolor.store import ImageStore
-from huebench.errors import HuebenchError
+from huebench.errors import HuebenchError, UnknownNameError
 from huebench.images import load_image
 from huebench.models.base import Capability, Model
 from huebench.models.requests import Answers
@@ -79,6 +80,13 @@ class _Prompts(Benchmark):
             raise HuebenchError(f"--n must be at least 1, got {n}")
         tasks = [tasks] if isinstance(tasks, str) else tasks
         systems = [systems] if isinstance(systems, str) else systems
+        for given, known, what in ((tasks, TASKS, "task"), (systems, SUITE_SYSTEMS, "colour system")):
+            for name in given or ():  # a typo would silently leave its prompts out
+                if name not in known:
+                    raise UnknownNameError(
+                        f"unknown {what} {name!r}: use {', '.join(known)} (comma-separated)"
+                        + suggestion_text(str(name), list(known))
+                    )
         super().__init__(
             seed=seed,
             prompts=str(prompts),
@@ -232,7 +240,16 @@ class GenColorBench(_Prompts):
 
     def check_model(self, model: Model) -> Capability | None:
         # scoring needs no model; a text-to-image model also fills in the missing images
-        return Capability.TEXT_TO_IMAGE if model.supports(Capability.TEXT_TO_IMAGE) else None
+        if model.supports(Capability.TEXT_TO_IMAGE):
+            return Capability.TEXT_TO_IMAGE
+        root = Path(self.options["images"])
+        if not root.is_dir() or not any(root.iterdir()):  # every sample would fail as "missing"
+            raise HuebenchError(
+                f"--images {root}: {'no such folder' if not root.exists() else 'empty' if root.is_dir() else 'not a folder'}"
+                ": there are no images to score; make them with `huebench gencolor generate`, pass a "
+                "text-to-image --model, or point --images at a filled folder (layout: docs/gencolor.md, Image folder)"
+            )
+        return None
 
     def samples(self) -> list[Sample]:
         return [Sample(f"{pid}/{i}", {"prompt_id": pid, "index": i}) for pid in self.prompts for i in range(self.n)]

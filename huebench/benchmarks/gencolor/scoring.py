@@ -236,6 +236,10 @@ class ColorScorer:
         if neutral_highlight is not None and not neutral_highlight > 0:
             raise HuebenchError(f"neutral_highlight must be a fraction > 0 or None, got {neutral_highlight!r}")
         self.neutral_highlight = None if neutral_highlight is None else float(neutral_highlight)
+        if not int(k) >= 0 or not float(jnd) > 0 or not float(hue_threshold) > 0:
+            raise HuebenchError(
+                f"scorer thresholds must be positive and k ≥ 0: k {k!r}, jnd {jnd!r}, hue_threshold {hue_threshold!r}"
+            )
         self.k, self.jnd, self.hue_threshold, self.min_pixels = (
             int(k),
             float(jnd),
