@@ -595,7 +595,9 @@ def test_report_of_one_run_goes_into_its_folder(tmp_path, monkeypatch):
     res = CliRunner().invoke(app, ["report", str(run_dir)])
     assert res.exit_code == 0, res.output
     assert (run_dir / "report.html").exists() and not (tmp_path / "report.html").exists()
-    assert f"report: {run_dir / 'report.html'}" in " ".join(res.output.split())
+    text = " ".join(res.output.split())
+    assert f"report: {run_dir / 'report.html'}" in text
+    assert "complete run: 20 samples scored" in text and "done:" not in text  # it read a run, it ran nothing
 
 
 def test_an_image_without_its_meta_entry_is_made_again(tmp_path):

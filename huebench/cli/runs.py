@@ -164,12 +164,13 @@ def print_summary(
     *,
     report: Path | None,
     partial: bool = False,
+    finished: str = "done",
 ) -> None:
     """The one summary every run-level command ends with: counts, headline metrics with intervals,
     where the failures' reasons are, the report."""
     n, n_failed = results["n"], results["n_failed"]
     colour = "red" if not n else "yellow" if n_failed else "green"
-    head = "[bold yellow]partial[/]" if partial else f"[bold {colour}]done[/]"
+    head = "[bold yellow]partial[/]" if partial else f"[bold {colour}]{finished}[/]"
     console.print(f"{head}: {n} samples scored, {n_failed} failed → {run_dir}", highlight=False)
     for key, val in (results.get("metrics") or {}).items():
         if isinstance(val, dict) and "value" in val and "low" in val:
@@ -282,7 +283,7 @@ def report_command(
         r = runs[0]
         # the report shows what the records say; results.json is only compared
         write_run_report(out, r.bench, r.config, r.results, r.records, status=r.state.describe())
-        print_summary(r.results, r.run_dir, r.records, report=out, partial=r.state.partial)
+        print_summary(r.results, r.run_dir, r.records, report=out, partial=r.state.partial, finished="complete run")
         if r.state.partial:
             console.print(f"  [yellow]{r.state.describe()}[/]", highlight=False)
         elif r.stored_results != r.results:

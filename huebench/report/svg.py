@@ -64,7 +64,11 @@ def heatmap_svg(
     hi = vmax if vmax is not None else (max(finite) if finite else 1.0)
     span = (hi - lo) or 1.0
     sw = 14  # swatch side
-    left, top = 90 + (sw + 4 if row_colors else 0), (90 if title else 70) + (sw + 4 if col_colors else 0)
+    # room for the labels: about 6.5 px a character at 11 px, the column labels turned 45°
+    row_room = max(90, int(6.5 * max((len(str(x)) for x in row_labels), default=0)) + 12)
+    col_room = max(70, int(4.7 * max((len(str(x)) for x in col_labels), default=0)) + 20)
+    left = row_room + (sw + 4 if row_colors else 0)
+    top = col_room + (20 if title else 0) + (sw + 4 if col_colors else 0)
     w = left + cell * len(col_labels) + 10
     h = top + cell * len(row_labels) + 10
     parts = [

@@ -150,7 +150,7 @@ def diagnose(
     worst = m["worst_family"]
     console.print(
         f"{m['system']}, {m['scorer']} scorer: accuracy {ci(m['accuracy_exact_mask'])} with exact masks, {m['accuracy_offline_mask']['value']:.2f} % with offline "
-        f"segmentation (paper's scorer on its renders: {m['paper_accuracy']:.2f} %); worst family {worst['family']} {worst['value']:.2f} %; "
+        f"segmentation (the paper reports {m['paper_accuracy']:.2f} % for its scorer on its own renders, not these); worst family {worst['family']} {worst['value']:.2f} %; "
         f"far-colour false accepts {m['false_accept_far_color']['value']:.2f} % — n = {res.results['n']}"
     )
     if "vlm" in m:
