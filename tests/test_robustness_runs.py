@@ -443,7 +443,16 @@ def test_ctrl_c_says_how_to_continue(cli, tmp_path, monkeypatch):
 
     monkeypatch.setattr(ColorNames, "evaluate", interrupted)
     code, _, err = cli("run", "colornames", "-m", "reference:random", "--out", tmp_path / "r", "--no-progress")
-    assert code == 130 and "interrupted" in err and "--resume" in err
+    # nothing was recorded, so nothing is kept (the folder is gone) and there is nothing to resume
+    assert code == 130 and not (tmp_path / "r").exists()
+    assert f"interrupted before {tmp_path / 'r'} recorded a sample: nothing was kept; run the command again" in (
+        " ".join(err.split())
+    )
+
+
+def test_an_alias_with_an_argument_points_to_the_spec(cli, tmp_path):
+    code, _, err = cli("run", "colornames", "-m", "random:2", "--out", tmp_path / "r")
+    assert code == 2 and "the seeded baseline with seed '2' is 'reference:random:2'" in err
 
 
 def test_ctrl_c_after_some_records_names_the_run_folder(cli, tmp_path, monkeypatch):

@@ -81,6 +81,9 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
         if type(exc).__name__ != "RunInterrupted":  # huebench.runs.runner's Ctrl-C, with its folder
             raise
         status, interrupted_run = 130, getattr(exc, "run_dir", None)
+        if interrupted_run is not None and not getattr(exc, "n_records", 0):
+            _say(f"interrupted before {interrupted_run} recorded a sample: nothing was kept; run the command again")
+            sys.exit(130)
     if status == 130:  # Ctrl-C (typer turns it into exit status 130)
         _say(
             (

@@ -277,6 +277,13 @@ def resolve(name: str) -> tuple[str, ModelEntry | None]:
             if entry.source == name:
                 return name, entry
         return name, None
+    if backend in ("random", "none") and sep:  # an alias with an argument: the spec takes it
+        raise UnknownNameError(
+            f"unknown model {name!r}: an alias takes no ':' argument; the seeded baseline with seed "
+            f"{rest!r} is 'reference:{backend}:{rest}'"
+            if backend == "random"
+            else f"unknown model {name!r}: use 'none'"
+        )
     raise UnknownNameError(
         f"unknown model {name!r}: not an alias and not a spec like 'hf:<hub id or folder>', "
         "'openclip:<arch>[:<pretrained>]', 'diffusers:<hub id>', 'api:<model>' or 'reference:random'."

@@ -320,6 +320,8 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             for folder in created:  # deepest first; rmdir leaves a folder someone else filled meanwhile
                 with contextlib.suppress(OSError):
                     folder.rmdir()
+            if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+                raise RunInterrupted(run_dir, 0) from sys.exc_info()[1]
         else:  # the mark of an interrupted run stays if this one began evaluating or found one
             lock.release(remove=not (evaluating or was_interrupted))
             exc = sys.exc_info()[1]
