@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from huebench._suggest import suggestion_text
-from huebench.color.conversions import linear_to_srgb8, srgb8_to_linear
+from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_to_linear
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
@@ -79,9 +79,6 @@ __all__ = [
     "surface_looks_glossy",
     "surround_radiance",
 ]
-
-#: Rec. 709 luminance weights of linear RGB
-_LUMA = np.array([0.2126, 0.7152, 0.0722])
 
 #: Fresnel reflectance at normal incidence of the dielectrics most objects are made of, coated or
 #: painted with (plastics, paints, glazes, glass: n ≈ 1.5 gives ((n − 1)/(n + 1))² ≈ 0.04; the
@@ -721,7 +718,7 @@ def neutral_highlights(
     x = (cols - cols.mean()) / max(float(cols.std()), 1.0)
     y = (rows - rows.mean()) / max(float(rows.std()), 1.0)
     design = np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
-    lum = lin @ _LUMA
+    lum = lin @ RGB_TO_XYZ[1]  # luminance Y
     keep = np.ones(len(lum), dtype=bool)
     fit = np.zeros_like(lum)
     for _ in range(4):  # least squares without the positive outliers (the highlights)

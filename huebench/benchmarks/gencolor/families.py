@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from huebench.color import linear_to_srgb, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
+from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
 from huebench.errors import HuebenchError
 
 __all__ = [
@@ -70,7 +70,7 @@ ILLUMINANTS: dict[str, tuple[float, float, float]] = {
     "green": (0.8003, 1.0849, 0.8170),
 }
 
-_LUMA = np.array([0.2126, 0.7152, 0.0722])
+_LUMA = RGB_TO_XYZ[1]  # luminance Y of linear RGB
 
 
 @dataclass(frozen=True)

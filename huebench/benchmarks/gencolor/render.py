@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from huebench.color import srgb_to_linear
+from huebench.color.conversions import RGB_TO_XYZ
 from huebench.errors import HuebenchError
 
 __all__ = ["BACKGROUNDS", "LIGHTINGS", "OBJECTS", "RenderSpec", "render"]
@@ -272,7 +273,7 @@ def _exposure(obj: str, lighting: str, background: str, size: int, spp: int) -> 
     spec = RenderSpec(obj, (128, 128, 128), lighting, background, size, spp)
     scene, _ = _scene(spec, [0.5, 0.5, 0.5], mi)
     radiance = np.asarray(mi.render(mi.load_dict(scene)), dtype=np.float64)
-    lum = radiance[_mask(obj, size)] @ np.array([0.2126, 0.7152, 0.0722])
+    lum = radiance[_mask(obj, size)] @ RGB_TO_XYZ[1]  # luminance Y
     return 0.5 / max(float(np.quantile(lum, 0.9)), 1e-6)
 
 
