@@ -51,7 +51,7 @@ def test_gallery_items_take_only_hex_colours_and_png_data_uris():
     with pytest.raises(ValueError, match="data: URIs"):
         GalleryItem("x", True, images=["http://example.com/a.png"])
     assert safe_hex("#123456") == "#123456" and safe_hex("#12345") is None and safe_hex(None) is None
-    assert lab_hex([100.0, 0.0, 0.0]) == "#ffffff" and lab_hex([0.0, 0.0, 0.0]) == "#000000" and lab_hex([]) is None
+    assert lab_hex([100.0, 0.0, 0.0]) == "#FFFFFF" and lab_hex([0.0, 0.0, 0.0]) == "#000000" and lab_hex([]) is None
 
 
 def test_failures_come_first_worst_first_then_the_rest_in_order():

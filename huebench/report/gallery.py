@@ -133,10 +133,10 @@ def file_thumbnail(path: str | Path) -> str | None:
 
 
 def lab_hex(lab: Sequence[float] | Any) -> str | None:
-    """'#rrggbb' of a CIELAB colour (clipped to sRGB), or None when there is none."""
-    from huebench.color import lab_to_srgb
+    """'#RRGGBB' of a CIELAB colour (clipped to sRGB), or None when there is none."""
+    from huebench.color import Color, lab_to_srgb
 
     if lab is None or len(lab) != 3:
         return None
-    rgb = np.clip(np.round(np.asarray(lab_to_srgb(np.asarray(lab, dtype=np.float64))) * 255.0), 0, 255).astype(int)
-    return "#{:02x}{:02x}{:02x}".format(*rgb.tolist())
+    r, g, b = (float(v) for v in lab_to_srgb(np.asarray(lab, dtype=np.float64), clip=True))
+    return Color((r, g, b)).hex
