@@ -9,7 +9,23 @@ from typing import Any
 
 from huebench.report.gallery import GalleryItem, Metric, lab_hex
 
-__all__ = ["MAX_CARDS", "image_cards", "score_card"]
+__all__ = ["MAX_CARDS", "METRIC_NAMES", "image_cards", "score_card", "score_metrics"]
+
+
+#: how the three metrics are named on a page
+METRIC_NAMES = {"delta_e00": "ΔE00", "delta_chroma": "Δchroma", "delta_hue": "Δhue"}
+
+
+def score_metrics(score: dict[str, Any], thresholds: dict[str, float]) -> tuple[list[Metric], float]:
+    """The three metrics of a score (:meth:`ColorScore.as_dict` of ``scoring.py``) against their
+    thresholds ({"jnd": …, "hue_threshold": …}), and how bad it is: the worst metric's ratio to its
+    threshold (a gallery's sort key)."""
+    jnd, hue = float(thresholds["jnd"]), float(thresholds["hue_threshold"])
+    limits = {"delta_e00": jnd, "delta_chroma": jnd, "delta_hue": hue}
+    passes = score.get("passes") or {}
+    metrics = [Metric(METRIC_NAMES[k], _num(score.get(k)), limits[k], bool(passes.get(k, False))) for k in limits]
+    ratios = [m.value / m.threshold for m in metrics if m.value is not None and m.threshold]
+    return metrics, max(ratios, default=0.0)
 
 
 def score_card(
@@ -21,19 +37,9 @@ def score_card(
     tags: dict[str, str],
     extra_swatches: Sequence[tuple[str, str | None]] = (),
 ) -> GalleryItem:
-    """A card for one score (:meth:`ColorScore.as_dict` of ``scoring.py``): the target's colour and
-    the dominant colour as swatches, then ``extra_swatches`` (label, '#rrggbb' or None: left out);
-    ``thresholds``: {"jnd": …, "hue_threshold": …}; the sort key is the worst metric's ratio to
-    its threshold."""
-    jnd, hue = float(thresholds["jnd"]), float(thresholds["hue_threshold"])
-    limits = {"delta_e00": jnd, "delta_chroma": jnd, "delta_hue": hue}
-    names = {"delta_e00": "ΔE00", "delta_chroma": "Δchroma", "delta_hue": "Δhue"}
-    passes = score.get("passes") or {}
-    metrics = [
-        Metric(names[k], _num(score.get(k)), limits[k], bool(passes.get(k, False)))
-        for k in ("delta_e00", "delta_chroma", "delta_hue")
-    ]
-    ratios = [m.value / m.threshold for m in metrics if m.value is not None and m.threshold]
+    """A card for one score: the target's colour and the dominant colour as swatches, then
+    ``extra_swatches`` (label, '#rrggbb' or None: left out), and :func:`score_metrics`."""
+    metrics, badness = score_metrics(score, thresholds)
     swatches = [("target", score.get("target_hex") or "")]
     dominant = lab_hex(score.get("dominant_lab"))
     if dominant is not None:
@@ -48,7 +54,7 @@ def score_card(
         swatches=swatches,
         metrics=metrics,
         tags={**tags, **({"candidates": ", ".join(map(str, candidates))} if candidates else {})},
-        sort_key=max(ratios, default=0.0),
+        sort_key=badness,
     )
 
 
@@ -71,7 +77,7 @@ def image_cards(
     :data:`MAX_CARDS`): the image from ``image_root`` (read, never written; left out when
     unreadable), each scored object's target and dominant colour, the first target object's metrics
     against their thresholds, the task's reason."""
-    from huebench.report.gallery import file_thumbnail, order_failures_first
+    from huebench.report.gallery import file_thumbnail
 
     ranked = sorted(records, key=lambda r: r.get("correct") is not False)[:MAX_CARDS]
     cards = []
@@ -86,18 +92,14 @@ def image_cards(
             if found:
                 swatches.append((f"{o['name']}: found", found))
         first = next((o for o in scored if o.get("role") == "target"), None)
-        measured = (
-            score_card(str(r["id"]), first["score"], images=[], thresholds=thresholds, tags={})
-            if first is not None
-            else None
-        )
+        metrics, badness = score_metrics(first["score"], thresholds) if first is not None else ([], 0.0)
         card = GalleryItem(
             str(r["id"]),
             r.get("correct") if r.get("status") == "ok" else False,
             reason=str(r.get("reason", "")),
             images=images,
             swatches=swatches,
-            metrics=measured.metrics if measured else [],
+            metrics=metrics,
             tags={
                 "task": str(r.get("task")),
                 "system": str(r.get("system")),
@@ -105,7 +107,7 @@ def image_cards(
                 "colours": ", ".join(map(str, r.get("colors") or [])),
                 **({"mask": str(r["mask_method"])} if r.get("mask_method") else {}),
             },
-            sort_key=measured.sort_key if measured else 0.0,
+            sort_key=badness,
         )
         cards.append(card)
-    return order_failures_first(cards)
+    return cards  # a Section orders its gallery, failures first

@@ -40,8 +40,6 @@ from huebench.stats import bootstrap_ci
 __all__ = ["PAPER_ACCURACY", "Diagnostic"]
 
 PAPER_ACCURACY = {"iscc-nbs-l2": 96.46, "css3": 92.00}
-#: how the three metrics are named on a page
-METRIC_NAMES = {"delta_e00": "ΔE00", "delta_chroma": "Δchroma", "delta_hue": "Δhue"}
 #: records keep a thumbnail (for the report's gallery) for every image a test got wrong and for one
 #: in this many of the others
 PASS_SAMPLE = 8
@@ -455,6 +453,7 @@ class Diagnostic(Benchmark):
         return sections
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
+        from huebench.benchmarks.gencolor.cards import METRIC_NAMES
         from huebench.report.html import Section, fmt_num
         from huebench.report.svg import bar_chart_svg
 
