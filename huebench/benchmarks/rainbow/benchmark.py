@@ -154,8 +154,8 @@ def color_hexes(names: Sequence[str]) -> list[str | None]:
     """'#rrggbb' of Rainbow's basic colour terms (the colour core's "basic" system), None for others."""
     from huebench.color import load_system
 
-    basic = {c.name: c.hex for c in load_system("basic")}
-    return [basic.get("gray" if n == "grey" else n) for n in names]
+    basic = load_system("basic")
+    return [c.hex if (c := basic.find(n)) is not None else None for n in names]  # find knows grey = gray
 
 
 def _probe_error(p: dict[str, Any]) -> str:
@@ -389,6 +389,7 @@ class Rainbow(_RainbowBase):
             return not p.get("ranking_correct", p.get("pair_correct", True))
 
         cards = []
+        hexes = dict(zip(COLORS, color_hexes(COLORS), strict=True))
         with_wrong = [r for r in records if any(wrong(p) for p in r["probes"])]
         for r in with_wrong[:GALLERY_CAPTIONS]:
             bad = [p for p in r["probes"] if wrong(p)]
@@ -396,7 +397,6 @@ class Rainbow(_RainbowBase):
                 thumb = file_thumbnail(resolve_under(self.images_root, str(r["image"]), what="image"))
             except HuebenchError:
                 thumb = None  # the image is no longer under the folder: the card without its picture
-            hexes = dict(zip(COLORS, color_hexes(COLORS), strict=True))
             swatches = [(f"{p['original_color']} → {p['foil_color']}", hexes.get(p["foil_color"])) for p in bad]
             cards.append(
                 GalleryItem(
