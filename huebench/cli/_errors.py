@@ -78,10 +78,12 @@ def run_app(app: typer.Typer, before: Callable[[], object] | None = None) -> Non
         )
         sys.exit(3)
     except BaseException as exc:
-        if type(exc).__name__ != "RunInterrupted":  # huebench.runs.runner's Ctrl-C, with its folder
+        from huebench.runs.runner import RunInterrupted  # late: the run layer is not needed to start
+
+        if not isinstance(exc, RunInterrupted):  # Ctrl-C during a run, with its folder
             raise
-        status, interrupted_run = 130, getattr(exc, "run_dir", None)
-        if interrupted_run is not None and not getattr(exc, "n_records", 0):
+        status, interrupted_run = 130, exc.run_dir
+        if not exc.n_records:
             _say(f"interrupted before {interrupted_run} recorded a sample: nothing was kept; run the command again")
             sys.exit(130)
     if status == 130:  # Ctrl-C (typer turns it into exit status 130)

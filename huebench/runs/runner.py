@@ -23,7 +23,6 @@ import os
 import platform
 import re
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -237,8 +236,8 @@ def _prepare_folder(run_dir: Path) -> list[Path]:
 
 
 class RunInterrupted(BaseException):
-    """What :func:`run` raises for Ctrl-C (KeyboardInterrupt) once samples were recorded: where
-    they are, for the --resume hint. Like KeyboardInterrupt it is not an ``Exception``, so
+    """What :func:`run` raises for Ctrl-C (KeyboardInterrupt): the run folder and how many samples
+    it holds (0: nothing was kept), for the --resume hint. Like KeyboardInterrupt it is not an ``Exception``, so
     ``except Exception`` does not swallow it; unlike it, the command line's framework does not
     turn it into a bare exit status."""
 
@@ -308,8 +307,9 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         evaluating = True
         with progress.enabled(opts.progress):  # the samples, and the metrics' own long work (probe training)
             result, stats = _evaluate_all(opts, bench, model, config, samples, todo, hashes, run_dir, removed)
-    except BaseException:
-        if not (records_path.exists() and records_path.stat().st_size > 0):
+    except BaseException as exc:
+        recorded = records_path.exists() and records_path.stat().st_size > 0
+        if not recorded:
             # nothing was recorded: leave no half-made run that would block the retry
             if wrote_config:
                 with contextlib.suppress(OSError):
@@ -320,13 +320,10 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             for folder in created:  # deepest first; rmdir leaves a folder someone else filled meanwhile
                 with contextlib.suppress(OSError):
                     folder.rmdir()
-            if isinstance(sys.exc_info()[1], KeyboardInterrupt):
-                raise RunInterrupted(run_dir, 0) from sys.exc_info()[1]
         else:  # the mark of an interrupted run stays if this one began evaluating or found one
             lock.release(remove=not (evaluating or was_interrupted))
-            exc = sys.exc_info()[1]
-            if isinstance(exc, KeyboardInterrupt):
-                raise RunInterrupted(run_dir, len(read_records(records_path))) from exc
+        if isinstance(exc, KeyboardInterrupt):
+            raise RunInterrupted(run_dir, len(read_records(records_path)) if recorded else 0) from exc
         raise
     lock.release()
     result.stats = stats
