@@ -63,6 +63,28 @@ def test_existing_folder_needs_resume_and_matching_options(tmp_path):
         evaluate("colornames", "reference:random:7", out=out, no_cache=True, progress=False, resume=True)
 
 
+def test_resume_refusal_is_one_line_with_each_difference_was_and_now_and_the_fix(tmp_path):
+    out = tmp_path / "run"
+    evaluate("colornames", "reference:random", out=out, no_cache=True, progress=False)
+    kw = {"out": out, "no_cache": True, "progress": False, "resume": True}
+    with pytest.raises(HuebenchError) as err:
+        evaluate("colornames", "reference:random:3", seed=4, limit=5, variants=2, **kw)
+    assert str(err.value) == (
+        f"{out}: cannot resume: benchmark options (variants), seed, limit and model differ from its config.json "
+        "(was → now: variants 3 → 2; seed 0 → 4; limit all → 5; model.spec 'reference:random' → "
+        "'reference:random:3'); to continue this run, give its original settings and inputs with --resume, "
+        "or give the new ones a new --out folder"
+    )
+    with pytest.raises(HuebenchError) as err:  # the seed of a seeded model is the run's: named once
+        evaluate("colornames", "reference:random", seed=4, **kw)
+    assert "cannot resume: seed differs from its config.json (was → now: seed 0 → 4); to continue" in str(err.value)
+    with pytest.raises(HuebenchError) as err:
+        evaluate("colornames", "reference:random", dtype="float16", **kw)
+    assert "cannot resume: model differs from its config.json (was → now: model.dtype 'float32' → 'float16')" in str(
+        err.value
+    )
+
+
 def test_resume_after_partial_run_gives_identical_records(tmp_path):
     full = evaluate("colornames", "reference:random", out=tmp_path / "full", no_cache=True, progress=False)
     part = tmp_path / "part"
@@ -135,7 +157,7 @@ def test_unknown_benchmark_and_capability_mismatch(tmp_path, load_tiny):
     with pytest.raises(UnknownNameError, match="Did you mean 'colornames'"):
         evaluate("colornamez", "reference:random", out=tmp_path / "x")
     bert = load_tiny("bert")
-    with pytest.raises(CapabilityError, match="cannot do image-text-score; it offers: masked-lm, text-features"):
+    with pytest.raises(CapabilityError, match="needs image-text-score, itm or vlm; .* offers masked-lm, text-features"):
         run(
             RunOptions(benchmark="colornames", model=bert.spec, out=tmp_path / "y", no_cache=True, progress=False),
             model=bert,

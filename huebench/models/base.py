@@ -55,7 +55,11 @@ class Capability(StrEnum):
 
 
 class CapabilityError(HuebenchError, TypeError):
-    """A benchmark asked a model for something it cannot do."""
+    """A benchmark asked a model for something it cannot do (``capability``: what it asked for)."""
+
+    def __init__(self, message: str, capability: Capability | None = None):
+        super().__init__(message)
+        self.capability = capability
 
 
 @dataclass(frozen=True)
@@ -237,7 +241,7 @@ class Model:
         cap = Capability(capability)
         if cap not in self.capabilities:
             have = ", ".join(sorted(c.value for c in self.capabilities)) or "none"
-            raise CapabilityError(f"model {self.spec!r} ({self.family}) cannot do {cap.value}; it offers: {have}")
+            raise CapabilityError(f"model {self.spec!r} ({self.family}) cannot do {cap.value}; it offers: {have}", cap)
 
     def _batched(
         self, fn: Callable[[list[T]], Sequence[R]], items: Sequence[T], batch_size: int | None = None

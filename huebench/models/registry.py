@@ -38,6 +38,7 @@ __all__ = [
     "ModelEntry",
     "OfflinePackage",
     "PluginRequiredError",
+    "declared_model",
     "entries",
     "load_model",
     "resolve",
@@ -290,6 +291,22 @@ def resolve(name: str) -> tuple[str, ModelEntry | None]:
         + suggestion_text(name, list(_BY_ALIAS), key=_norm)
         + " List the aliases with `huebench list models`."
     )
+
+
+def declared_model(name: str) -> Model | None:
+    """A stand-in for the model an alias or spec names: no weights, the capabilities its registry
+    entry declares. A benchmark checks it before anything is loaded, so a model that cannot run it is
+    refused in a second, not after minutes of loading. None where the registry cannot say what the
+    model is (a folder, an unlisted hub id, a seeded baseline) or an installed plugin loader serves
+    it (the plugin's model decides); those are checked once loaded."""
+    spec, entry = resolve(name)
+    if entry is None:
+        return None
+    names = {entry.alias, spec}
+    if any(ep.name in names for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)):
+        return None
+    declared = type("DeclaredModel", (Model,), {"capabilities": frozenset(entry.capabilities), "family": entry.alias})
+    return declared(spec)
 
 
 def _plugin_loader(alias: str, spec: str) -> Callable[..., Model] | None:

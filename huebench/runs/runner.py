@@ -34,7 +34,7 @@ from huebench import progress
 from huebench.benchmarks.base import Benchmark, Sample, get_benchmark
 from huebench.errors import HuebenchError
 from huebench.io import JsonlAppender, atomic_write_json
-from huebench.models.base import Model
+from huebench.models.base import Capability, CapabilityError, Model
 from huebench.runs.cache import OutputCache
 from huebench.runs.context import json_safe, jsonable
 from huebench.runs.executors import Executor, LocalExecutor, RayExecutor
@@ -148,6 +148,27 @@ def _config(opts: RunOptions, bench: Benchmark, model: Model) -> dict[str, Any]:
 
 
 _COMPARED = ("benchmark", "benchmark_options", "seed", "limit", "bootstrap")
+_MISSING = object()  # a key one side of a comparison lacks
+
+
+def _shown(value: Any) -> str:
+    """A config value for a one-line message: short, and never a line break."""
+    if value is _MISSING or value is None:
+        return "unset"
+    text = repr(value) if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _differences(old: Any, new: Any, path: str) -> list[str]:
+    """``path old → new`` for every leaf where two config values differ (dicts compared key by key)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted({*old, *new}, key=str):
+            a, b = old.get(key, _MISSING), new.get(key, _MISSING)
+            if a != b:
+                out += _differences(a, b, f"{path}.{key}" if path else str(key))
+        return out
+    return [f"{path} {_shown(old)} → {_shown(new)}"]
 
 
 def _check_resumable(
@@ -157,14 +178,41 @@ def _check_resumable(
     previous: dict[str, dict[str, Any]],
     hashes: dict[str, str],
 ) -> None:
-    """Refuse, in one line naming the difference, to resume a run with other settings or inputs."""
-    diffs = [k for k in _COMPARED if existing.get(k) != new.get(k)]
-    if "benchmark_options" in diffs:  # say which options, so the user knows what to change back
-        old_opts, new_opts = existing.get("benchmark_options") or {}, new.get("benchmark_options") or {}
-        keys = sorted(k for k in {*old_opts, *new_opts} if old_opts.get(k) != new_opts.get(k))
-        diffs[diffs.index("benchmark_options")] = f"benchmark options ({', '.join(keys)})"
-    if (existing.get("model") or {}).get("fingerprint") != new["model"]["fingerprint"]:
-        diffs.append("model")
+    """Refuse to resume a run with other settings or inputs, in one line: what differs, its value in
+    the run's config.json and now, and the two ways on (the original settings, or a new folder)."""
+    names: list[str] = []  # what differs, for the head of the message
+    values: list[str] = []  # each differing value, was → now
+    for key in _COMPARED:
+        old, now = existing.get(key), new.get(key)
+        if old == now:
+            continue
+        if key == "benchmark_options":
+            old, now = dict(old or {}), dict(now or {})
+            if existing.get("seed") != new.get("seed"):  # a benchmark that keeps the run's seed: said once
+                old.pop("seed", None), now.pop("seed", None)
+            keys = sorted(k for k in {*old, *now} if old.get(k, _MISSING) != now.get(k, _MISSING))
+            if not keys:
+                continue
+            names.append(f"benchmark options ({', '.join(keys)})")
+            for k in keys:
+                leaves = _differences(old.get(k, _MISSING), now.get(k, _MISSING), k)
+                values += leaves[:3] + ([f"{k}: {len(leaves) - 3} more"] if len(leaves) > 3 else [])
+        else:
+            names.append(key)
+            values.append(f"{key} {_shown(old) if key != 'limit' or old else 'all'} → "
+                          f"{_shown(now) if key != 'limit' or now else 'all'}")  # fmt: skip
+    settings_differ = bool(names)
+    old_model, new_model = existing.get("model") or {}, new["model"]
+    if old_model.get("fingerprint") != new_model["fingerprint"]:
+        parts = _differences(old_model.get("fingerprint_parts", _MISSING), new_model["fingerprint_parts"], "model")
+        if existing.get("seed") != new.get("seed"):  # a seeded model's seed is the run's: said once
+            parts = [p for p in parts if not p.startswith("model.seed ")]
+            seed_only = not parts
+        else:
+            seed_only = False
+        if not seed_only:
+            names.append("model")
+            values += parts[:3] if parts else [f"model {old_model.get('spec')} → {new_model['spec']}"]
     old_inputs, new_inputs = existing.get("inputs"), new["inputs"]
     if old_inputs is not None:  # runs made before inputs were recorded cannot be checked
         changed_files = sorted(
@@ -172,13 +220,18 @@ def _check_resumable(
             if old_inputs.get("files", {}).get(k) != new_inputs["files"].get(k)
         )  # fmt: skip
         if changed_files:
-            diffs.append(f"input files ({', '.join(changed_files)}: changed since the run began)")
-        if old_inputs.get("samples_sha256") != new_inputs["samples_sha256"]:
-            diffs.append(_changed_samples(previous, new_inputs["samples"], hashes))
-    if diffs:
+            names.append(f"input files ({', '.join(changed_files)}: changed since the run began)")
+        # other settings make other samples: the samples are named only when nothing else explains them
+        if old_inputs.get("samples_sha256") != new_inputs["samples_sha256"] and not settings_differ:
+            names.append(_changed_samples(previous, new_inputs["samples"], hashes))
+    if names:
+        head = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        verb = "differs" if len(names) == 1 and names[0] in (*_COMPARED, "model") else "differ"
         raise HuebenchError(
-            f"{run_dir}: cannot resume: {'; '.join(diffs)} differ from the run's config.json; "
-            "use a new --out folder, or the same options and inputs as the original run"
+            f"{run_dir}: cannot resume: {head} {verb} from its config.json"
+            + (f" (was → now: {'; '.join(values)})" if values else "")
+            + "; to continue this run, give its original settings and inputs with --resume, "
+            "or give the new ones a new --out folder"
         )
 
 
@@ -210,6 +263,59 @@ def _check_run_options(opts: RunOptions) -> None:
     from huebench.images import max_pixels
 
     max_pixels()  # a bad HUEBENCH_MAX_PIXELS is a usage error now, not a failure of every sample
+
+
+def _benchmarks_for(offers: frozenset[Capability]) -> tuple[list[str], list[str]]:
+    """``(uses, model_free)``: the benchmarks that use one of the capabilities in ``offers``, and
+    those that need none (they score without a model)."""
+    from huebench.benchmarks.base import list_benchmarks
+
+    uses, model_free = [], []
+    for name in list_benchmarks():
+        try:
+            needs = get_benchmark(name).capabilities
+        except HuebenchError:  # a broken plugin is no suggestion
+            continue
+        if not needs:
+            model_free.append(name)
+        elif set(needs) & offers:
+            uses.append(name)
+    return uses, model_free
+
+
+def _or(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _check_capability(bench: Benchmark, model: Model, requested: str) -> Capability | None:
+    """``bench.check_model(model)``, with a refusal as one line in the user's terms: the model as
+    typed (not the folder an alias resolved to), what the benchmark needs, what the model offers and
+    which benchmarks it can run."""
+    try:
+        return bench.check_model(model)
+    except CapabilityError as exc:
+        offers = frozenset(model.capabilities)
+        if exc.capability is not None and offers & set(bench.capabilities):  # one of them, chosen by an option
+            wanted: list[Capability] = [exc.capability]
+            needs = f"{exc.capability.value} with these options"
+        else:
+            wanted = list(bench.capabilities) or ([exc.capability] if exc.capability is not None else [])
+            needs = _or([c.value for c in wanted]) if wanted else "a model"
+        have = ", ".join(sorted(c.value for c in offers))
+        uses, model_free = _benchmarks_for(offers)
+        can = f"{requested} offers {have or 'no capability'}, so it can run " + (
+            ", ".join(uses)
+            if uses
+            else f"only the benchmarks that need no model: {', '.join(model_free)}"
+            if model_free
+            else "no benchmark"
+        )
+        listing = f"huebench list models --capability {wanted[0].value}" if wanted else "huebench list models"
+        raise CapabilityError(
+            f"model {requested!r} cannot run {bench.name}: {bench.name} needs {needs}; {can}; "
+            f"choose a model that offers {_or([c.value for c in wanted]) if wanted else 'it'} (`{listing}`)",
+            exc.capability,
+        ) from None
 
 
 def _prepare_folder(run_dir: Path) -> list[Path]:
@@ -251,11 +357,14 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
 
     A run that fails before its first record is written leaves nothing behind that would block a
     retry (the config it wrote, and the folder when it made it, are removed)."""
-    from huebench.models.registry import load_model
+    from huebench.models.registry import declared_model, load_model
 
     _check_run_options(opts)
     bench_cls = get_benchmark(opts.benchmark)
     bench = bench_cls(seed=opts.seed, **bench_cls.check_options(opts.benchmark_options))
+    stand_in = declared_model(opts.model) if model is None else None
+    if stand_in is not None:  # what the registry says the model is, checked before weights load
+        _check_capability(bench, stand_in, opts.model)
     run_dir = Path(opts.out) if opts.out else Path("runs") / bench.name / _slug(opts.model)
     created = _prepare_folder(run_dir)
     was_interrupted = (run_dir / LOCK_NAME).exists()  # a killed run's mark, kept unless this run ends well
@@ -282,7 +391,7 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
             model = load_model(
                 opts.model, device=opts.device, dtype=opts.dtype, batch_size=opts.batch_size, seed=opts.seed
             )
-        capability = bench.check_model(model)  # None for benchmarks that need no model
+        capability = _check_capability(bench, model, opts.model)  # None for benchmarks that need no model
         samples = bench.samples()
         if opts.limit is not None:
             samples = samples[: opts.limit]
