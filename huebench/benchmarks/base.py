@@ -183,6 +183,10 @@ class Benchmark(ABC):
     option_help: ClassVar[dict[str, str]] = {}
     #: what evaluating the samples is, for the progress line ("feature extraction", "generation")
     progress_phase: ClassVar[str] = ""
+    #: options that are records, not settings: :meth:`resolved_options` writes them into config.json
+    #: (and they are accepted back from it, by --resume and rescore), but a user does not give them;
+    #: ``huebench list options`` and the list of options in an unknown-option error leave them out
+    internal_options: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **options: Any):
         self.options = options
@@ -217,12 +221,13 @@ class Benchmark(ABC):
             spec = specs.get(key)
             if spec is None:
                 flags = [f"--{f}" for f in RUN_FLAGS]
-                hint = suggestion_text(key, [*specs, *(f.replace("-", "_") for f in RUN_FLAGS)])
+                settings = [n for n in specs if n not in cls.internal_options]
+                hint = suggestion_text(key, [*settings, *(f.replace("-", "_") for f in RUN_FLAGS)])
                 for f in flags:  # a misspelt run flag is suggested as the flag it is
                     hint = hint.replace(repr(f[2:].replace("-", "_")), repr(f))
                 raise UnknownNameError(
                     f"unknown option {key!r} for benchmark {cls.name}; it takes "
-                    f"{', '.join(specs) or 'no options'} (as -o NAME=VALUE or --NAME VALUE).{hint} "
+                    f"{', '.join(settings) or 'no options'} (as -o NAME=VALUE or --NAME VALUE).{hint} "
                     f"See `huebench list options {cls.name}`."
                 )
             out[key] = spec.coerce(value, cls.name)

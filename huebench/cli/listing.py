@@ -9,7 +9,7 @@ from typing import TypedDict
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -100,14 +100,47 @@ def models(
     if not sys.stdout.isatty():  # logs and pipes: one whole line per model, nothing cut to a width
         typer.echo(_aligned(header, cells))
         return
-    # a terminal: aliases whole; what does not fit, and notes past 60 characters, end in "…"
-    table = Table(caption="cut cells end in …; `huebench list models | cat` prints whole lines")
-    table.add_column(header[0], no_wrap=True, min_width=max((len(c[0]) for c in cells), default=5))
-    for name in header[1:]:
-        table.add_column(name)
-    for c in cells:
-        table.add_row(*c[:-1], c[-1] if len(c[-1]) <= 60 else c[-1][:59].rstrip() + "…")
-    Console().print(table)
+    console = Console()
+    # the table needs each alias and hub id whole (they are copied into commands) and the longest
+    # word of every other column, plus padding and borders (3 characters a column, and one)
+    whole = [max(len(x) for x in column) for column in zip(header[:2], *(c[:2] for c in cells), strict=True)]
+    words = [
+        max(len(w) for x in column for w in [*x.split(), ""])
+        for column in zip(header[2:], *(c[2:] for c in cells), strict=True)
+    ]
+    if sum(whole) + sum(words) + 3 * len(header) + 1 <= console.width:
+        table = Table(
+            *(Column(h, no_wrap=True) for h in header[:2]),
+            *(Column(h, overflow="fold") for h in header[2:-1]),
+            Column(header[-1], overflow="fold", ratio=1),  # the notes take the room the others leave
+        )
+        for c in cells:
+            table.add_row(*c)
+        console.print(table)  # every cell whole or wrapped between words
+        return
+    # too narrow for the columns side by side: one block per model, each field whole or wrapped
+    console.print(_blocks(header, cells, console.width), soft_wrap=True, highlight=False, markup=False)
+
+
+def _blocks(header: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> str:
+    """One block per row: the first cell, then the others indented, labelled and wrapped between words
+    to ``width`` (a cell longer than a line on its own is folded, never cut)."""
+    import textwrap
+
+    label = max(len(h) for h in header[1:]) + 2
+    out = []
+    for row in rows:
+        out.append(row[0])
+        for name, cell in zip(header[1:], row[1:], strict=True):
+            if cell:
+                out += textwrap.wrap(
+                    cell,
+                    width=max(width, label + 20),
+                    initial_indent=f"  {name + ':':<{label}}",
+                    subsequent_indent=" " * (label + 2),
+                    break_on_hyphens=False,
+                )
+    return "\n".join(out)
 
 
 def _aligned(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -136,6 +169,7 @@ def options(
             **({"help": s.help} if s.help else {}),
         }
         for s in cls.option_specs().values()
+        if s.name not in cls.internal_options  # records config.json keeps, not settings
     ]
     if as_json:
         typer.echo(json.dumps(rows, indent=2, default=str))
