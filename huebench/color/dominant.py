@@ -37,6 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
+from huebench import stats
+
 __all__ = ["DOMINANT_COLOR_METHODS", "DominantColor", "dominant_color", "dominant_color_paper"]
 
 
@@ -85,14 +87,14 @@ def dominant_color(
     if len(pixels) == 0:
         raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
     if lightness_window is not None and len(pixels) >= 10:
-        lo, hi = np.quantile(pixels[:, 0], lightness_window)
+        lo, hi = stats.quantile(pixels[:, 0], lightness_window)
         pixels = pixels[(pixels[:, 0] >= lo) & (pixels[:, 0] <= hi)]
 
     ab = pixels[:, 1:]
     if len(pixels) >= 3:
         dist = np.hypot(*(ab - np.median(ab, axis=0)).T)
-        med = np.median(dist)
-        radius = max(med + outlier_mad * 1.4826 * np.median(np.abs(dist - med)), min_outlier_radius)
+        med = stats.median(dist)
+        radius = max(med + outlier_mad * 1.4826 * stats.median(np.abs(dist - med)), min_outlier_radius)
         keep = dist <= radius
         max_drop = int(max_outlier_fraction * len(pixels))
         if (~keep).sum() > max_drop:

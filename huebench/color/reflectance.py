@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from huebench import stats
 from huebench._suggest import suggestion_text
 from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_to_linear
 from huebench.errors import HuebenchError, UnknownNameError
@@ -137,21 +138,8 @@ def fit_sample(n: int) -> NDArray[np.intp]:
     return np.arange(n) if n <= FIT_PIXELS else np.linspace(0, n - 1, FIT_PIXELS).astype(np.intp)
 
 
-def _median(x: NDArray[np.float64]) -> float:
-    """``np.median`` of a 1-D array, the same value, without its dispatch overhead: a scorer
-    takes a few dozen medians of small arrays per image, and that overhead was most of their cost."""
-    n = len(x)
-    if n == 0:
-        return float("nan")
-    k = n // 2
-    if n % 2:
-        return float(np.partition(x, k)[k])
-    part = np.partition(x, [k - 1, k])
-    return float((part[k - 1] + part[k]) / 2)
-
-
 def _spread(x: NDArray[np.float64]) -> float:
-    return float(1.4826 * _median(np.abs(x - _median(x))))
+    return float(1.4826 * stats.median(np.abs(x - stats.median(x))))
 
 
 def _cross(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -251,16 +239,16 @@ def looks_glossy(
     rgb8 = rgb8[(rgb8 < 254).all(axis=1)]  # a clipped channel lowers saturation as white would
     lin = srgb8_to_linear(rgb8)
     grey = lin.mean(axis=1)
-    lit = grey >= np.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
+    lit = grey >= stats.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
     if lit.sum() < 20:
         return False
     sat = np.linalg.norm(lin[lit] - grey[lit, None], axis=1) / np.maximum(grey[lit], 1e-6)
     # near-grey pixels are backdrop a loose mask caught (offline segmentation), not reflections:
     # with them the test flagged 25 of 290 diffuse L2 renders under offline masks, without them 3
-    sat = sat[sat >= 0.5 * np.quantile(sat, 0.9)]
+    sat = sat[sat >= 0.5 * stats.quantile(sat, 0.9)]
     if len(sat) < 20:
         return False
-    q10, q90 = np.quantile(sat, [0.1, 0.9])
+    q10, q90 = stats.quantile(sat, [0.1, 0.9])
     # a flat noisy patch spreads its saturations too, but shows no shading beyond the noise
     return bool(q90 >= min_saturation and q10 < uniformity * q90 and has_shading(lin))
 
@@ -311,13 +299,13 @@ def rim_saturation(
     px = np.asarray(image)[m]
     lin = srgb8_to_linear(px)
     grey = lin.mean(axis=-1)
-    usable = ~(px >= 254).any(axis=-1) & (grey > np.quantile(grey, 0.25))
+    usable = ~(px >= 254).any(axis=-1) & (grey > stats.quantile(grey, 0.25))
     sat = np.linalg.norm(lin - grey[..., None], axis=-1) / np.maximum(grey, 1e-6)
     inner, rim = sat[e3 & usable], sat[e1 & ~e3 & usable]
     if len(inner) < 20 or len(rim) < 10:
         return None
-    top = float(np.quantile(inner, 0.9))
-    return _median(rim) / top if top > 0 else None
+    top = float(stats.quantile(inner, 0.9))
+    return stats.median(rim) / top if top > 0 else None
 
 
 # -- the Fresnel veil -------------------------------------------------------------------------
@@ -441,7 +429,7 @@ def _fit_pixels(rgb8: NDArray[np.uint8], min_saturation: float) -> _Fit | None:
     grey = lin.mean(axis=1)
     perp = np.linalg.norm(lin - grey[:, None], axis=1)
     clipped = (np.asarray(rgb8)[idx] >= 254).any(axis=1)
-    use = ~clipped & (grey > np.quantile(grey, 0.1))
+    use = ~clipped & (grey > stats.quantile(grey, 0.1))
     if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
         return None
     return lin_all, grey, perp, use
@@ -469,9 +457,9 @@ def remove_fitted_floor(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOO
     sat = perp / np.maximum(par, 1e-6)
     # near-grey pixels (a mask that caught some background) would pose as pure specular and pull
     # the floor up: the fit uses pixels at least half as saturated as the typical one
-    use &= sat >= 0.5 * _median(sat[use])
+    use &= sat >= 0.5 * stats.median(sat[use])
     x, y = perp[use], par[use]
-    lo, hi = np.quantile(y, [0.1, 0.9])
+    lo, hi = stats.quantile(y, [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: no shading range to tell a floor from the albedo
         return np.asarray(rgb8)
     keep = np.ones(len(x), dtype=bool)
@@ -483,7 +471,7 @@ def remove_fitted_floor(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOO
         slope = float(np.mean((xk - xk.mean()) * (yk - yk.mean()))) / var
         intercept = float(yk.mean() - slope * xk.mean())
         r = y - (slope * x + intercept)
-        mad = 1.4826 * _median(np.abs(r[keep] - _median(r[keep]))) + 1e-9
+        mad = 1.4826 * stats.median(np.abs(r[keep] - stats.median(r[keep]))) + 1e-9
         keep = np.abs(r) <= 2.5 * mad
         if keep.sum() < 10:
             break
@@ -496,11 +484,11 @@ def remove_fitted_floor(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOO
 def _saturation_from_fit(fit: _Fit, quantile: float) -> float | None:
     _, grey, norm_fit, use = fit
     sat = norm_fit / np.maximum(grey, 1e-6)
-    lo, hi = np.quantile(grey[use], [0.1, 0.9])
+    lo, hi = stats.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return None
-    use = use & (sat >= 0.5 * _median(sat[use]))
-    return float(np.quantile(sat[use], quantile))
+    use = use & (sat >= 0.5 * stats.median(sat[use]))
+    return float(stats.quantile(sat[use], quantile))
 
 
 def albedo_saturation(rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_saturation: float = 0.15) -> float | None:
@@ -647,11 +635,12 @@ def main_color_pixels(
     lin = srgb8_to_linear(rgb8)
     total = lin.sum(axis=1)
     chrom = lin / np.maximum(total, 1e-6)[:, None]
-    bright = total >= np.quantile(total, from_quantile)
+    bright = total >= stats.quantile(total, from_quantile)
     if bright.sum() < 20:
         return np.ones(len(lin), dtype=bool)
     xy = chrom[bright][:, :2]
-    lo, hi = np.quantile(xy, [0.01, 0.99], axis=0)
+    (lo_x, hi_x), (lo_y, hi_y) = stats.quantile(xy[:, 0], [0.01, 0.99]), stats.quantile(xy[:, 1], [0.01, 0.99])
+    lo, hi = np.array([lo_x, lo_y]), np.array([hi_x, hi_y])
     width = (hi - lo + 1e-9) / 24  # a 24 × 24 histogram over the central 98 %, then smoothed
     cell = np.floor((xy - lo) / width).astype(np.int64)
     inside = np.all((cell >= 0) & (cell < 24), axis=1)
@@ -659,7 +648,8 @@ def main_color_pixels(
     hist = ndimage.gaussian_filter(hist.astype(np.float64), 1.0)
     peak = np.array(np.unravel_index(int(np.argmax(hist)), hist.shape))
     near = xy[np.all(np.abs(xy - (lo + (peak + 0.5) * width)) <= 1.5 * width, axis=1)]
-    mode = np.median(near if len(near) else xy, axis=0)
+    around = near if len(near) else xy
+    mode = np.array([stats.median(around[:, 0]), stats.median(around[:, 1])])
     mode3 = np.array([mode[0], mode[1], 1.0 - mode.sum()])
     off = chrom - mode3
     axis = mode3 - 1.0 / 3.0
@@ -676,9 +666,9 @@ def main_color_pixels(
         dist = np.hypot(np.linalg.norm(off, axis=1), past_white)
     else:
         dist = np.linalg.norm(off, axis=1)
-    q_keep, q_mid = np.quantile(dist[bright], [keep, 0.5])
+    q_keep, q_mid = stats.quantile(dist[bright], [keep, 0.5])
     radius = max(float(q_keep), 3.5 * float(q_mid), 0.01)
-    widen = np.maximum(_median(total[bright]) / np.maximum(total, 1e-6), 1.0)
+    widen = np.maximum(stats.median(total[bright]) / np.maximum(total, 1e-6), 1.0)
     kept = dist <= radius * widen
     return kept if kept.sum() >= 20 else np.ones(len(lin), dtype=bool)
 
@@ -710,9 +700,9 @@ def neutral_highlights(
         return none
     lin = srgb8_to_linear(px)
     grey = lin.mean(axis=1)
-    lit = grey >= np.quantile(grey, 0.5)
+    lit = grey >= stats.quantile(grey, 0.5)
     sat = np.linalg.norm(lin[lit] - grey[lit, None], axis=1) / np.maximum(grey[lit], 1e-6)
-    if float(np.quantile(sat, 0.9)) >= min_saturation:
+    if float(stats.quantile(sat, 0.9)) >= min_saturation:
         return none
     rows, cols = np.nonzero(m)
     x = (cols - cols.mean()) / max(float(cols.std()), 1.0)
@@ -727,8 +717,8 @@ def neutral_highlights(
         coef, *_ = np.linalg.lstsq(design[keep], lum[keep], rcond=None)
         fit = design @ coef
         r = lum - fit
-        scale = 1.4826 * _median(np.abs(r[keep] - _median(r[keep]))) + 1e-6
+        scale = 1.4826 * stats.median(np.abs(r[keep] - stats.median(r[keep]))) + 1e-6
         keep = r < 2.5 * scale
     # a highlight is bright: the fit's misses on the dark side (a terminator's kink) are not one
-    found = (lum > fit * (1.0 + excess) + 0.01) & (lum > np.median(lum))
+    found = (lum > fit * (1.0 + excess) + 0.01) & (lum > stats.median(lum))
     return found if (~found).sum() >= 20 else none

@@ -40,6 +40,7 @@ masks or supplied masks there.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -76,6 +77,7 @@ from huebench.color.reflectance import (
     specular_veil,
 )
 from huebench.errors import HuebenchError, UnknownNameError
+from huebench.stats import quantile
 
 __all__ = [
     "CANDIDATE_RULES",
@@ -91,7 +93,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 7
+SCORER_VERSION = 8
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -134,6 +136,13 @@ VEIL_COLOR = True
 #: pixels always kept (None: all pixels are the object's colour)
 MAIN_COLOR: float | None = 0.7
 
+#: the object is judged on at most about this many mask pixels: a larger image is judged at every
+#: f-th pixel in each direction (f from ⌈√(pixels / bound)⌉ up, until the mask is under it), the
+#: whole image alike so that the gloss, rim and surround tests see the same scene. The scorer's
+#: pixel-scale settings were chosen on 48–64 px renders (masks of 300–2,000 pixels), so a bound far
+#: above that changes no decision the tables measured; docs/performance.md has the time and the
+#: ΔE00 against full resolution on large images. None: every pixel
+MAX_OBJECT_PIXELS: int | None = 65_536
 #: the named scorers: this project's default and the seed's method as written (PCA dominant colour
 #: over all object pixels, no mask erosion, no lit window, no specular steps)
 SCORERS: dict[str, dict[str, Any]] = {
@@ -172,6 +181,9 @@ class ColorScore:
     chroma_excess: float | None = None
     #: the veil per channel (linear RGB); ``veil`` is its mean
     veil_rgb: list[float] | None = None
+    #: the image was judged at every ``stride``-th pixel in each direction (1: every pixel), to
+    #: bound the work on large objects (:data:`MAX_OBJECT_PIXELS`)
+    stride: int = 1
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -210,6 +222,7 @@ class ColorScorer:
         rim_ratio: float | None = RIM_RATIO,
         rim_band: tuple[int, int] = RIM_BAND,
         veil_color: bool = VEIL_COLOR,
+        max_object_pixels: int | None = MAX_OBJECT_PIXELS,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -227,6 +240,9 @@ class ColorScorer:
         self.rim_ratio = None if rim_ratio is None else float(rim_ratio)
         self.rim_band = (int(rim_band[0]), int(rim_band[1]))
         self.veil_color = bool(veil_color)
+        if max_object_pixels is not None and not int(max_object_pixels) >= 1000:
+            raise HuebenchError(f"max_object_pixels must be at least 1000 or None, got {max_object_pixels!r}")
+        self.max_object_pixels = None if max_object_pixels is None else int(max_object_pixels)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
         self.main_color = None if main_color is None else float(main_color)
@@ -259,6 +275,7 @@ class ColorScorer:
             raise HuebenchError(f"fresnel must be a reflectance in [0, 1) or None, got {fresnel!r}")
         self.fresnel = None if fresnel is None else float(fresnel)
         self.gloss_uniformity = float(gloss_uniformity)
+        self._candidates: dict[str, tuple[Any, ...]] = {}  # target → candidate set: the same every image
 
     @classmethod
     def named(cls, scorer: str, system: str = "css3", **options: Any) -> ColorScorer:
@@ -294,6 +311,7 @@ class ColorScorer:
             "rim_ratio": self.rim_ratio,
             "rim_band": list(self.rim_band),
             "veil_color": self.veil_color,
+            "max_object_pixels": self.max_object_pixels,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -301,13 +319,21 @@ class ColorScorer:
         'rgb(…)') is its own single candidate plus the k system members nearest to it. A name that
         is not the system's is an error (with a did-you-mean): read in another system it would be
         another colour — ISCC-NBS L3 has no "Red", CSS has."""
+        cached = self._candidates.get(target)
+        if cached is not None:
+            return list(cached)
         member = self.system.find(target)
         if member is not None:
-            return self.system.candidate_set(member.name, self.k)
-        c = parse(target)
-        if c.name is not None:  # a name of another system
-            self.system.get(target)  # raises, with the nearest names of this one
-        return [c, *[n.color for n in self.system.nearest(c, self.k)]]
+            found: list[Any] = self.system.candidate_set(member.name, self.k)
+        else:
+            c = parse(target)
+            if c.name is not None:  # a name of another system
+                self.system.get(target)  # raises, with the nearest names of this one
+            found = [c, *[n.color for n in self.system.nearest(c, self.k)]]
+        if len(self._candidates) >= 4096:  # a run's targets are a few thousand at most: stay bounded
+            self._candidates.clear()
+        self._candidates[target] = tuple(found)
+        return found
 
     def score_pixels(self, rgb_pixels: ArrayLike, target: str, *, veil: Any = None) -> ColorScore:
         """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``.
@@ -338,7 +364,7 @@ class ColorScorer:
             )
         px8 = px.astype(np.uint8) if px.dtype != np.uint8 else px
         lab_raw = srgb_to_lab(px8[fit_sample(len(px8))])
-        chroma_p99 = float(np.quantile(np.hypot(lab_raw[:, 1], lab_raw[:, 2]), 0.99))
+        chroma_p99 = quantile(np.hypot(lab_raw[:, 1], lab_raw[:, 2]), 0.99)
         # the main colour is chosen on the pixels as they are: a veil taken off pushes the darkest
         # channel of saturated pixels to the clip at 0, and their hue with it
         main = (
@@ -349,7 +375,7 @@ class ColorScorer:
         if veil is not None:
             px8 = remove_specular(px8, method="fresnel-veil", veil=veil)
             lab_veiled = srgb_to_lab(px8[fit_sample(len(px8))])
-            bound_p99 = float(np.quantile(np.hypot(lab_veiled[:, 1], lab_veiled[:, 2]), 0.99))
+            bound_p99 = quantile(np.hypot(lab_veiled[:, 1], lab_veiled[:, 2]), 0.99)
         else:
             bound_p99 = chroma_p99
         if main is not None:
@@ -444,6 +470,16 @@ class ColorScorer:
         m = segment_offline(img) if mask is None else np.asarray(mask).astype(bool)
         if m.shape != img.shape[:2]:
             raise HuebenchError(f"mask shape {m.shape} does not match image {img.shape[:2]}")
+        stride = 1
+        if self.max_object_pixels is not None:
+            n = int(np.count_nonzero(m))
+            if n > self.max_object_pixels:
+                stride = math.ceil(math.sqrt(n / self.max_object_pixels))
+                while np.count_nonzero(m[stride // 2 :: stride, stride // 2 :: stride]) > self.max_object_pixels:
+                    stride += 1  # a thin or ragged mask can keep more than 1/stride² of its pixels
+        full_mask = m
+        if stride > 1:
+            img, m = img[stride // 2 :: stride, stride // 2 :: stride], m[stride // 2 :: stride, stride // 2 :: stride]
         depth = mask_depth(m)  # one transform serves the erosion, the gloss test and the rim
         inner = m
         if self.erode > 0:
@@ -465,7 +501,9 @@ class ColorScorer:
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
-        return self.score_pixels(px, target, veil=veil), m
+        score = self.score_pixels(px, target, veil=veil)
+        score.stride = stride
+        return score, full_mask
 
     def object_pixels(self, image: NDArray[np.uint8], inner: NDArray[np.bool_]) -> NDArray[np.uint8]:
         """The pixels judged: the image's pixels inside the (eroded) mask ``inner``, N×3."""
