@@ -27,6 +27,10 @@ console = Console(soft_wrap=True)  # long lines stay whole in logs and pipes
 # with no edit. Each command names the options it leaves out, and why.
 #: left out by every command: config.json's record of the scorer's settings, rebuilt from the options
 SCORER_RECORD = {"scorer_config": "a record of the scorer's settings, not a setting"}
+#: the share of the image past which score-image warns about the offline mask: it models the
+#: background from the image border and keeps the largest foreground part, so on a cluttered photo
+#: it takes much of the scene; one object on a plain backdrop rarely fills half the frame
+OFFLINE_MASK_WARN_SHARE = 0.5
 
 
 @app.command("score-image")
@@ -39,24 +43,32 @@ def score_image(
         "css3", "--system", help="basic, iscc-nbs-l2, iscc-nbs-l3 or css3 (candidate sets come from it)."
     ),
     mask: Path | None = typer.Option(
-        None, "--mask", help="Object mask (PNG, non-zero = object); default: offline segmentation."
+        None,
+        "--mask",
+        help="Object mask (PNG, non-zero = object); default: offline segmentation, which suits one object "
+        f"on a plain backdrop (a warning says when it takes more than {100 * OFFLINE_MASK_WARN_SHARE:.0f} % of the image).",
     ),
     k: int = typer.Option(DEFAULT_K, "--k", help="Nearest neighbours of the target in the candidate set."),
     scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP),
     candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATE_RULE_HELP),
     as_json: bool = typer.Option(
-        False, "--json", help="Print JSON: pass, dominant_lab, delta_e00, delta_chroma, delta_hue, …"
+        False,
+        "--json",
+        help="Print JSON: pass, dominant_lab, dominant_name, delta_e00, delta_chroma, delta_hue, …, mask_share, "
+        "mask_warning",
     ),
     save_mask: Path | None = typer.Option(
         None, "--save-mask", help="Write the mask the score used (PNG, white = object) to this new file."
     ),
 ) -> None:
-    """Score one image's object colour against a target (GenColorBench's perceptual metrics)."""
+    """Score one image's object colour against a target (GenColorBench's perceptual metrics), and name
+    the colour found: the nearest colour of --system to the object's dominant colour."""
     import numpy as np
     from PIL import Image
 
     from huebench.benchmarks.gencolor.scoring import ColorScorer
     from huebench.images import load_image
+    from huebench.report.gallery import lab_hex
 
     if save_mask is not None and save_mask.exists():
         raise typer.BadParameter(f"--save-mask {save_mask} exists; give a new file")
@@ -64,26 +76,49 @@ def score_image(
     m = None
     if mask is not None:
         m = np.asarray(load_image(mask).convert("L")) > 0
-    score, used = ColorScorer.named(scorer, system, k=k, candidate_rule=candidates).score_image(img, target, mask=m)
+    color_scorer = ColorScorer.named(scorer, system, k=k, candidate_rule=candidates)
+    score, used = color_scorer.score_image(img, target, mask=m)
     share = float(used.mean())
+    found = np.asarray(score.dominant_lab, dtype=np.float64)
+    nearest = color_scorer.system.nearest_lab(found)[0] if np.isfinite(found).all() else None
+    warning = (
+        f"the offline mask took {100 * share:.0f} % of the image (more than {100 * OFFLINE_MASK_WARN_SHARE:.0f} %), "
+        "so it likely "
+        "holds background or other objects; give the object's mask with --mask FILE, or score with a detector "
+        "and segmenter (`huebench gencolor score --detector … --segmenter …`)"
+        if mask is None and share > OFFLINE_MASK_WARN_SHARE
+        else None
+    )
     out = {
         **score.as_dict(),
+        "dominant_hex": lab_hex(found) if nearest is not None else None,
+        "dominant_name": nearest.color.name if nearest is not None else None,
+        "dominant_name_delta_e00": round(nearest.distance, 2) if nearest is not None else None,
         "mask_pixels": int(used.sum()),
         "mask_share": round(share, 4),
         "mask_source": "file" if mask else "offline segmentation",
+        "mask_warning": warning,
     }
     if save_mask is not None:
         Image.fromarray(used.astype(np.uint8) * 255).save(save_mask, format="PNG")
+    if warning is not None:  # stderr: --json output stays JSON
+        Console(stderr=True, soft_wrap=True).print(f"[yellow]warning:[/] {warning}", highlight=False)
     if as_json:
         typer.echo(json.dumps(out, indent=2))
         return
     console.print(("[green]PASS[/] " if score.passed else "[red]FAIL[/] ") + score.reason, highlight=False)
+    if nearest is not None:
+        console.print(
+            f"found: {out['dominant_hex']}, nearest {color_scorer.system.name} colour {nearest.color.name} "
+            f"(ΔE00 {nearest.distance:.1f})",
+            highlight=False,
+        )
     console.print(
         f"mask: {out['mask_source']}, {int(used.sum()):,} pixels ({100 * share:.0f} % of the image)"
         + (f", saved to {save_mask}" if save_mask is not None else "")
         + (
             "; check it with --save-mask: the offline mask suits one object on a plain backdrop"
-            if mask is None and save_mask is None
+            if mask is None and save_mask is None and warning is None
             else ""
         ),
         highlight=False,
