@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,22 @@ SCORER_RECORD = {"scorer_config": "a record of the scorer's settings, not a sett
 #: background from the image border and keeps the largest foreground part, so on a cluttered photo
 #: it takes much of the scene; one object on a plain backdrop rarely fills half the frame
 OFFLINE_MASK_WARN_SHARE = 0.5
+
+
+def _check_names(flag: str, given: str, known: Sequence[str], *, what: str, use: str, many: bool = False) -> None:
+    """Refuse a name not in ``known`` (each name of a comma-separated list with ``many``) in one line
+    with a did-you-mean, before any work: the benchmark's own check suggests no near miss."""
+    from huebench._suggest import suggestion_text
+
+    for name in [n.strip() for n in given.split(",")] if many else [given]:
+        if name not in known:
+            raise typer.BadParameter(f"{flag} {given}: {name!r} is not {what}.{suggestion_text(name, known)} Use {use}")
+
+
+def _check_scorer(given: str) -> None:
+    from huebench.benchmarks.gencolor.scoring import SCORERS
+
+    _check_names("--scorer", given, list(SCORERS), what="a scorer", use=" or ".join(SCORERS))
 
 
 @app.command("score-image")
@@ -70,6 +87,7 @@ def score_image(
     from huebench.images import load_image
     from huebench.report.gallery import lab_hex
 
+    _check_scorer(scorer)
     if save_mask is not None and save_mask.exists():
         raise typer.BadParameter(f"--save-mask {save_mask} exists; give a new file")
     img = np.asarray(load_image(image))
@@ -151,9 +169,21 @@ def diagnose(
     ),
 ) -> None:
     """Images of known colour (five families), scored by both scorers: accuracy per family, false accepts."""
+    from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES
     from huebench.runs.runner import RunOptions, run
 
     options = benchmark_options(ctx)
+    if options["family"] != "all":
+        known = [*FAMILIES, *HELD_OUT_FAMILIES]
+        _check_names(
+            "--family",
+            options["family"],
+            known,
+            what="an image family",
+            use=f"all, or any of {', '.join(known)} (comma-separated; held out of all: {', '.join(HELD_OUT_FAMILIES)})",
+            many=True,
+        )
+    _check_scorer(options["scorer"])
     opts = RunOptions(
         benchmark="gencolor-diagnostic",
         model=vlm or "reference:none",  # a VLM also answers the Appendix E questions
@@ -326,6 +356,7 @@ def score_command(
     ),
 ) -> None:
     """Score an image folder: presence (VQA), masks (detector + SAM, user masks or offline), CIELAB metrics, task rules."""
+    _check_scorer(benchmark_options(ctx)["scorer"])
     res = _run_gencolor(
         "gencolorbench",
         "reference:none",

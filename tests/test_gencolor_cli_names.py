@@ -1,0 +1,36 @@
+"""`huebench gencolor` refuses a misspelt family or scorer in one line with a did-you-mean, before any work."""
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ("diagnose", "--family", "mitsuab"),
+            "--family mitsuab: 'mitsuab' is not an image family. Did you mean 'mitsuba'?",
+        ),
+        (("diagnose", "--family", "analytic,textred"), "'textred' is not an image family. Did you mean 'textured'?"),
+        (("diagnose", "--scorer", "huebnch"), "--scorer huebnch: 'huebnch' is not a scorer. Did you mean 'huebench'?"),
+        (
+            ("score", "--images", ".", "--scorer", "papr"),
+            "'papr' is not a scorer. Did you mean 'paper'? Use huebench or paper",
+        ),
+        (("score-image", "x.png", "--target", "red", "--scorer", "papr"), "Did you mean 'paper'?"),
+    ],
+)
+def test_misspelt_family_or_scorer_gets_a_did_you_mean(cli, tmp_path, args, expected):
+    out = tmp_path / "run"
+    extra = () if args[0] == "score-image" else ("--out", out)
+    code, stdout, err = cli("gencolor", *args, *extra)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and expected in lines[0], err
+    assert not out.exists()  # refused before anything ran
+
+
+def test_the_family_error_lists_what_there_is(cli, tmp_path):
+    code, _, err = cli("gencolor", "diagnose", "--family", "zzz", "--out", tmp_path / "run")
+    line = " ".join(err.split())
+    assert code == 2 and "Did you mean" not in line  # nothing is close
+    assert "Use all, or any of mitsuba, analytic, processed, textured, illuminant, " in line
+    assert "(comma-separated; held out of all: recolored, microfacet)" in line
