@@ -14,6 +14,7 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --quick --setting fresnel     # one setting only
     python perf/scorer_study.py --quick --oracle              # the albedo-saturation study
     python perf/scorer_study.py --quick --flat-noise          # flat noisy patches
+    python perf/scorer_study.py --work-bound                  # max_object_pixels on large images
 
 Settings the package's scorer does not take — other diffuse-line quantiles, the fitted floor
 alone, the "top" and "mode" pixel selections, an in-mask smoothing before the pixel statistics —
@@ -221,7 +222,13 @@ def main() -> None:
     ap.add_argument("--variant", action="append", default=[], help="NAME=python-dict of options: an extra row")
     ap.add_argument("--oracle", action="store_true", help="the albedo-saturation study on the Mitsuba renders")
     ap.add_argument("--flat-noise", action="store_true", help="flat patches with pixel noise, every colour")
+    ap.add_argument(
+        "--work-bound", action="store_true", help="large images: max_object_pixels against every pixel (ΔE00, time)"
+    )
     args = ap.parse_args()
+    if args.work_bound:
+        work_bound(args.system)
+        return
     t0 = time.perf_counter()
     data = build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.npz"))
     _DATA["data"] = data
@@ -358,6 +365,51 @@ def flat_noise(system: str) -> None:
                 for c in load_system(system)
             ]
             print(f"flat patches, noise σ {sigma}: {name:34s} {100 * np.mean(ok):6.2f} % pass")
+
+
+def work_bound(system: str, bounds: tuple[int, ...] = (65_536, 32_768, 16_384)) -> None:
+    """Large known-colour images (16 of each NumPy-made family, alternately 384 and 768 px, the
+    objects 40–230K pixels): the dominant colour under each ``max_object_pixels`` against every
+    pixel — |ΔE00|, pass/fail flips, gloss-decision flips — and the time per image (one process).
+    Images whose mask is under the bound are judged at every pixel: identical by construction, so
+    every 48–64 px family image is unchanged."""
+    from huebench.benchmarks.base import Sample
+    from huebench.benchmarks.gencolor.families import family_samples, make_image
+    from huebench.color import delta_e
+
+    bench = Diagnostic(system=system, quick=True)
+    rng = np.random.default_rng(7)
+    images = []
+    for family in ("analytic", "textured", "illuminant", "microfacet", "processed"):
+        inputs = [i for i in family_samples(family, bench._colors(), seed=0) if i.get("base") != "mitsuba"]
+        for j, k in enumerate(rng.choice(len(inputs), size=16, replace=False)):
+            known = make_image(inputs[k], size=384 if j % 2 == 0 else 768, seed=0)
+            target = bench.target_of(Sample(id=f"{family}{j}", inputs=inputs[k]), known.truth)
+            images.append((known.image, known.mask, target))
+    print(f"{len(images)} images, mask pixels: median {int(np.median([m.sum() for _, m, _ in images])):,}")
+    results = {}
+    for bound in (None, *bounds):
+        scorer = ColorScorer(system, max_object_pixels=bound)
+        t0 = time.perf_counter()
+        results[bound] = [scorer.score_image(img, target, mask=m)[0] for img, m, target in images]
+        ms = 1000 * (time.perf_counter() - t0) / len(images)
+        print(
+            f"  max_object_pixels {bound}: {ms:.0f} ms per image, {100 * np.mean([s.passed for s in results[bound]]):.2f} % pass"
+        )
+    full = results[None]
+    for bound in bounds:
+        d = np.array(
+            [
+                float(delta_e(np.array(a.dominant_lab), np.array(b.dominant_lab)))
+                for a, b in zip(full, results[bound], strict=True)
+            ]
+        )
+        flips = sum(a.passed != b.passed for a, b in zip(full, results[bound], strict=True))
+        gloss = sum((a.veil is None) != (b.veil is None) for a, b in zip(full, results[bound], strict=True))
+        print(
+            f"  {bound} vs every pixel: |ΔE00| median {np.median(d):.3f}, 90th percentile {np.quantile(d, 0.9):.3f}, "
+            f"99th {np.quantile(d, 0.99):.3f}, max {d.max():.3f}; pass/fail flips {flips}; veil decisions changed {gloss}"
+        )
 
 
 if __name__ == "__main__":
