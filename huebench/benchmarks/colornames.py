@@ -30,6 +30,8 @@ from huebench.stats import bootstrap_ci
 CAPTION = "a photo of a {color} square."
 #: lightness variants per basic colour (11 × 1,000 samples at most)
 MAX_VARIANTS = 1000
+#: patches shown in the report's gallery, the failures first (a run may have 11,000)
+GALLERY_PATCHES = 330
 QUESTION = "Is the square in this image {color}? Answer yes or no."
 
 
@@ -119,35 +121,85 @@ class ColorNames(Benchmark):
         }
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
-        from huebench.report.html import Section, bar_chart_svg, fmt_num, heatmap_svg
+        from huebench.report.html import Section, bar_chart_svg, fmt_estimate, fmt_percent, heatmap_svg
 
         m = results["metrics"]
         acc = m["accuracy"]
-        rows = [
-            ["accuracy", fmt_num(acc["value"]), f"[{fmt_num(acc['low'])}, {fmt_num(acc['high'])}]", str(acc["n"])],
-            ["chance", fmt_num(m["chance"]), "", ""],
+        rows = [  # accuracies as percentages, as in every summary; results.json keeps fractions
+            ["accuracy", fmt_estimate(acc["value"], acc["low"], acc["high"], 1), str(acc["n"])],
+            ["chance", fmt_percent(m["chance"], 1), ""],
         ]
         terms = m["confusion"]["labels"]
         pc = m["per_color"]
         swatches = {t: load_system("basic").get(t).hex for t in terms}
+
+        def percent(v: float | None) -> float:
+            return float("nan") if v is None else 100.0 * v  # a colour without samples: no bar
+
         return [
-            Section("Accuracy", table={"columns": ["metric", "value", "95% CI", "n"], "rows": rows}),
+            Section("Accuracy", table={"columns": ["metric", "value [95% CI]", "n"], "rows": rows}),
             Section(
                 "Per-colour accuracy",
                 svg=bar_chart_svg(
                     terms,
-                    [pc[t]["value"] for t in terms],
-                    [pc[t]["low"] for t in terms],
-                    [pc[t]["high"] for t in terms],
+                    [percent(pc[t]["value"]) for t in terms],
+                    [percent(pc[t]["low"]) for t in terms],
+                    [percent(pc[t]["high"]) for t in terms],
                     colors=[swatches[t] for t in terms],
-                    ylabel="accuracy",
+                    ylabel="accuracy (%)",
+                    ymax=100.0,
+                    reference=100.0 * m["chance"],
+                    reference_label=f"chance {fmt_percent(m['chance'], 1)}",
                 ),
             ),
             Section(
                 "Confusion (rows: true colour, columns: predicted)",
-                svg=heatmap_svg(m["confusion"]["matrix"], terms, terms),
+                svg=heatmap_svg(
+                    m["confusion"]["matrix"],
+                    terms,
+                    terms,
+                    row_colors=[swatches[t] for t in terms],
+                    col_colors=[swatches[t] for t in terms],
+                ),
             ),
+            self._patch_gallery(records, swatches),
         ]
+
+    def _patch_gallery(self, records: Sequence[dict[str, Any]], swatches: dict[str, str]) -> Any:
+        """Every patch as a swatch beside the swatches of its true and its predicted name, failures
+        first (worst first: the largest lead of the predicted name's score over the true one's); at
+        most :data:`GALLERY_PATCHES`, the failures before the rest."""
+        from huebench.color import parse
+        from huebench.report.gallery import GalleryItem
+        from huebench.report.html import Section
+
+        terms = basic_terms()
+        shown = sorted(records, key=lambda r: bool(r["correct"]))[:GALLERY_PATCHES]  # stable: file order kept
+        cards = []
+        for r in shown:
+            scores = r["scores"]
+            lead = max(scores) - scores[terms.index(r["color"])]
+            cards.append(
+                GalleryItem(
+                    str(r["id"]),
+                    bool(r["correct"]),
+                    reason=str(r.get("reason", "")),
+                    swatches=[
+                        ("patch", parse(tuple(r["rgb"])).hex),  # 8-bit sRGB
+                        (f"true: {r['color']}", swatches[r["color"]]),
+                        (f"predicted: {r['prediction']}", swatches[r["prediction"]]),
+                    ],
+                    tags={"true": r["color"], "predicted": r["prediction"]},
+                    sort_key=float(lead),
+                )
+            )
+        wrong = sum(1 for r in records if not r["correct"])
+        return Section(
+            "Patches: true and predicted name",
+            gallery=cards,
+            note=f"{len(cards)} of {len(records)} patches ({wrong} wrong), failures first; each card shows the "
+            "patch's colour, the prototype of its true name and of the name the model chose",
+        )
 
 
 __all__ = ["ColorNames", "lab_to_lch"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 
-from huebench.report.html import fmt_num
+from huebench.report.html import fmt_num, fmt_percent, proportion_scale
 
 if TYPE_CHECKING:
     from huebench.runs.runner import RunResult
@@ -174,9 +174,14 @@ def print_summary(
     console.print(f"{head}: {n} samples scored, {n_failed} failed → {run_dir}", highlight=False)
     for key, val in (results.get("metrics") or {}).items():
         if isinstance(val, dict) and "value" in val and "low" in val:
+            scale = proportion_scale(results["benchmark"], key)  # accuracies read as percentages everywhere
+            value, low, high = (
+                fmt_num(val[k], 4) if scale is None else fmt_percent(val[k], scale, unit=False)
+                for k in ("value", "low", "high")
+            )
+            unit = "" if scale is None else " %"
             console.print(
-                f"  {key}: {fmt_num(val['value'], 4)}  95% CI [{fmt_num(val['low'], 4)}, {fmt_num(val['high'], 4)}]"
-                f"  (n={val.get('n', n)})",
+                f"  {key}: {value}{unit}  95% CI [{low}, {high}]  (n={val.get('n', n)})",
                 highlight=False,
             )
     if n_failed:

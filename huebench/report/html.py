@@ -13,10 +13,14 @@ from huebench.report.gallery import GalleryItem, order_failures_first
 from huebench.report.svg import bar_chart_svg, heatmap_svg, swatches_svg
 
 __all__ = [
+    "PROPORTIONS",
     "GalleryItem",
     "Section",
     "bar_chart_svg",
+    "fmt_estimate",
+    "fmt_percent",
     "heatmap_svg",
+    "proportion_scale",
     "render_report",
     "run_labels",
     "swatches_svg",
@@ -51,6 +55,77 @@ def fmt_num(v: Any, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and v != v):
         return "n/a"
     return f"{v:.{digits}f}"
+
+
+#: the metrics of the built-in benchmarks that are proportions (accuracies, rates, shares), by metric
+#: path ("*" stands for any one key), with the scale results.json keeps them in: 1 for fractions
+#: (0–1), 100 for percentages. results.json keeps each benchmark's own scale; every summary and report
+#: huebench writes shows a proportion as a percentage with one decimal (:func:`fmt_percent`).
+PROPORTIONS: dict[str, dict[str, float]] = {
+    "colornames": {"accuracy": 1, "per_color/*": 1},
+    "rainbow": dict.fromkeys(("*/*/pairwise_accuracy", "*/*/accuracy", "*/*/precision", "*/*/recall", "*/*/score"), 1),
+    "rainbow-baseline": {"*/*/share": 1},
+    "colorswap": dict.fromkeys(("text", "image", "group", "unparseable_percent"), 100),
+    "coda": {"*/*/acc1": 100},
+    "gencolorbench": dict.fromkeys(
+        (
+            "accuracy",
+            "by_task/*",
+            "by_task_system/*/*",
+            "table4/*",
+            "by_category/*/*",
+            "by_category_avg/*",
+            "basic_vs_intermediate/basic",
+            "basic_vs_intermediate/intermediate",
+            "color_bias/*/*",
+        ),
+        100,
+    ),
+    "gencolor-diagnostic": dict.fromkeys(
+        (
+            "accuracy_exact_mask",
+            "accuracy_offline_mask",
+            "false_accept_far_color",
+            "worst_family",
+            "by_family/*/*/*",
+            "by_material/*/*",
+            "by_object/*",
+        ),
+        100,
+    ),
+}
+
+
+def proportion_scale(benchmark: str, path: str) -> float | None:
+    """The scale results.json keeps the metric at ``path`` (``"by_task/cna"``) of ``benchmark`` in, when
+    it is a proportion (1: a fraction, 100: a percentage); None for any other metric."""
+    parts = path.split("/")
+    for pattern, scale in PROPORTIONS.get(benchmark, {}).items():
+        want = pattern.split("/")
+        if len(want) == len(parts) and all(w in ("*", p) for w, p in zip(want, parts, strict=True)):
+            return scale
+    return None
+
+
+def fmt_percent(v: Any, scale: float = 100, digits: int = 1, *, unit: bool = True) -> str:
+    """A proportion as a percentage with one decimal ("9.1 %"; without the sign for an interval's
+    bounds); ``scale``: 1 for a fraction, 100 for a percentage; ``None``/NaN become "n/a"."""
+    if v is None or (isinstance(v, float) and v != v):
+        return "n/a"
+    return f"{100 * v / scale:.{digits}f}" + (" %" if unit else "")
+
+
+def fmt_estimate(v: Any, low: Any, high: Any, scale: float | None, *, digits: int = 3) -> str:
+    """A value with its interval: a proportion (``scale`` not None) as "9.1 % [0.0, 21.2]", any other
+    number as "0.091 [0.000, 0.212]"; without bounds, the value alone."""
+    if scale is None:
+        text, bounds = fmt_num(v, digits), (fmt_num(low, digits), fmt_num(high, digits))
+    else:
+        text, bounds = (
+            fmt_percent(v, scale),
+            (fmt_percent(low, scale, unit=False), fmt_percent(high, scale, unit=False)),
+        )
+    return text if low is None and high is None else f"{text} [{bounds[0]}, {bounds[1]}]"
 
 
 _TEMPLATE = """<!doctype html>
@@ -281,11 +356,21 @@ def run_labels(run_dirs: Sequence[Path]) -> list[str]:
     return [str(d) for d in run_dirs]  # the same folder given twice
 
 
+def _chance(metrics: dict[str, Any], key: str) -> float | None:
+    """The chance level a run's metrics give for the metric ``key``: a ``chance`` number stands for
+    ``accuracy`` (colornames), a ``chance`` table for the metrics it names (ColorSwap's text, image,
+    group); None where the benchmark gives none."""
+    chance = metrics.get("chance")
+    value = chance.get(key) if isinstance(chance, dict) else chance if key == "accuracy" else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def write_multi_report(runs: Sequence[Any], out: Path) -> Path:
     """One page comparing runs (:class:`~huebench.runs.runner.LoadedRun`), each labelled by its run
     folder: a table of every metric, and a bar chart per metric that has an interval or differs
-    between the runs (a value every run shares says nothing about them). A run still going or
-    stopped early is marked partial."""
+    between the runs (a value every run shares says nothing about them), with the chance level drawn
+    where the benchmark gives one. Proportions (accuracies, rates) read as percentages whatever scale
+    results.json keeps them in. A run still going or stopped early is marked partial."""
     loaded = []
     for run in runs:
         res = run.results  # what the records give (results.json is only compared, by `report`)
@@ -297,26 +382,49 @@ def write_multi_report(runs: Sequence[Any], out: Path) -> Path:
         cells = [label, res["benchmark"], res["model"], run.state.describe()]
         for k in names:
             v = flat.get(k)
-            cells.append(
-                ""
-                if v is None
-                else fmt_num(v[0]) + (f" [{fmt_num(v[1])}, {fmt_num(v[2])}]" if v[1] is not None else "")
-            )
+            cells.append("" if v is None else fmt_estimate(v[0], v[1], v[2], proportion_scale(res["benchmark"], k)))
         rows.append(cells)
     sections = [Section("All runs", table={"columns": ["run", "benchmark", "model", "state", *names], "rows": rows})]
     for k in names:
-        vals = [
-            (label, flat[k])
-            for label, (_, _, flat) in zip(labels, loaded, strict=True)
-            if k in flat and flat[k][0] is not None
-        ]
-        has_interval = any(v[1] is not None for _, v in vals)
-        if not vals or (not has_interval and len({v[0] for _, v in vals}) < 2):
+        bars = []  # (label, value, low, high, chance), proportions in percent
+        scales = []
+        for label, (_, res, flat) in zip(labels, loaded, strict=True):
+            if k not in flat or flat[k][0] is None:
+                continue
+            scale = proportion_scale(res["benchmark"], k)
+            scales.append(scale)
+            factor = 1.0 if scale is None else 100.0 / scale
+            value, low, high = (float("nan") if x is None else x * factor for x in flat[k])
+            chance = _chance(res.get("metrics", {}), k)
+            bars.append((label, value, low, high, None if chance is None else chance * factor))
+        has_interval = any(b[2] == b[2] for b in bars)  # a low bound that is not NaN
+        if not bars or (not has_interval and len({b[1] for b in bars}) < 2):
             continue
-        lows = [v[1] if v[1] is not None else float("nan") for _, v in vals]
-        highs = [v[2] if v[2] is not None else float("nan") for _, v in vals]
+        percent = all(s is not None for s in scales)
+        chances = [b[4] for b in bars]
+        known = {c for c in chances if c is not None}
+        reference: float | list[float | None] | None = None
+        label = "chance"
+        if len(known) == 1 and None not in chances:  # one level for every run: a line across, with its value
+            reference = known.pop()
+            label = f"chance {fmt_percent(reference) if percent else fmt_num(reference)}"
+        elif known:  # runs of another kind or head: a mark over each bar that has one
+            reference = chances
         sections.append(
-            Section(k, svg=bar_chart_svg([m for m, _ in vals], [v[0] for _, v in vals], lows, highs, ylabel=k))
+            Section(
+                k,
+                svg=bar_chart_svg(
+                    [b[0] for b in bars],
+                    [b[1] for b in bars],
+                    [b[2] for b in bars],
+                    [b[3] for b in bars],
+                    ylabel=f"{k} (%)" if percent else k,
+                    ymax=100.0 if percent else None,
+                    reference=reference,
+                    reference_label=label,
+                ),
+                note="" if reference is None or isinstance(reference, float) else "dashed: each run's own chance",
+            )
         )
     html = render_report("huebench — runs compared", [("runs", len(loaded))], sections)
     atomic_write_text(out, html)

@@ -121,11 +121,14 @@ def bar_chart_svg(
     colors: Sequence[str] | None = None,
     ylabel: str = "",
     ymax: float | None = None,
-    reference: float | None = None,
+    reference: float | Sequence[float | None] | None = None,
+    reference_label: str = "chance",
     bar: int = 34,
     height: int = 200,
 ) -> str:
-    """Vertical bars with optional confidence-interval whiskers and a dashed reference line (chance)."""
+    """Vertical bars with optional confidence-interval whiskers and a dashed, labelled reference line
+    (chance): one ``reference`` across the chart, or one per bar (runs whose chance differs), drawn
+    over its bar; ``None`` where a bar has none."""
 
     def num(v: float | None) -> float:
         return float(v) if v is not None and math.isfinite(float(v)) else float("nan")
@@ -133,7 +136,12 @@ def bar_chart_svg(
     values = [num(v) for v in values]
     lows = [num(v) for v in lows] if lows is not None else None
     highs = [num(v) for v in highs] if highs is not None else None
-    finite = [v for v in [*(highs or []), *values, reference or 0.0] if math.isfinite(v)]
+    if isinstance(reference, Sequence):
+        per_bar: list[float] | None = [num(r) for r in reference]
+        across = float("nan")
+    else:
+        per_bar, across = None, num(reference)
+    finite = [v for v in [*(highs or []), *values, across, *(per_bar or [])] if math.isfinite(v)]
     top_val = ymax if ymax is not None else max([*finite, 1e-9])
     left, top, bottom = 50, 10, 70
     w = left + bar * len(labels) * 1.4 + 10
@@ -173,10 +181,21 @@ def bar_chart_svg(
         parts.append(
             f'<text x="{lx:.1f}" y="{top + height + 14}" font-size="10" transform="rotate(35 {lx:.1f} {top + height + 14})">{esc(lab)}</text>'
         )
-    if reference is not None:
+    ref = 'class="reference" stroke="#b2182b" stroke-width="1.5" stroke-dasharray="4 3"'
+    label = '<text class="reference-label" font-size="10" fill="#b2182b" text-anchor="end"'
+    if math.isfinite(across):
         parts.append(
-            f'<line x1="{left}" y1="{y(reference):.1f}" x2="{w}" y2="{y(reference):.1f}" stroke="#b2182b" stroke-dasharray="4 3"><title>chance {reference:.3f}</title></line>'
+            f'<line {ref} x1="{left}" y1="{y(across):.1f}" x2="{w}" y2="{y(across):.1f}"><title>{esc(reference_label)}</title></line>'
+            f'{label} x="{w - 2:.1f}" y="{y(across) - 3:.1f}">{esc(reference_label)}</text>'
         )
+    elif per_bar is not None and any(math.isfinite(r) for r in per_bar):
+        for i, r in enumerate(per_bar):
+            if math.isfinite(r):
+                x = left + 8 + i * bar * 1.4
+                parts.append(
+                    f'<line {ref} x1="{x - 3:.1f}" y1="{y(r):.1f}" x2="{x + bar + 3:.1f}" y2="{y(r):.1f}"><title>{esc(labels[i])}: {esc(reference_label)} {r:.3g}</title></line>'
+                )
+        parts.append(f'{label} x="{w - 2:.1f}" y="{top + 8}">dashed: {esc(reference_label)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
