@@ -15,6 +15,7 @@ are darker versions of it; highlights on glossy objects clip, as in photographs.
 from __future__ import annotations
 
 import functools
+import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,7 +153,42 @@ def _mitsuba() -> Any:
     except ImportError as exc:
         raise HuebenchError("renders need Mitsuba 3: bash scripts/install.sh render (pip install mitsuba)") from exc
     mi.set_variant("scalar_rgb")
+    _route_log(mi)
     return mi
+
+
+#: Mitsuba's own log, as Python log records (``_route_log``)
+log = logging.getLogger(__name__)
+#: what Mitsuba logs when Ctrl-C stops a render (KeyboardInterrupt follows, and huebench says itself
+#: what was kept)
+_INTERRUPT = "Received interrupt signal"
+_LEVELS = {"Trace": logging.DEBUG, "Debug": logging.DEBUG, "Info": logging.INFO, "Warn": logging.WARNING}
+
+
+def _route_log(mi: Any) -> None:
+    """Send Mitsuba's log to Python logging (this module's logger) instead of Mitsuba's own lines on
+    stderr, which carry colour codes and a timestamp into piped logs. Its interrupt notice is a debug
+    record; its other warnings and errors stay visible as warnings and errors. Rendering is untouched."""
+
+    class ToLogging(mi.Appender):
+        def append(self, level: Any, text: str) -> None:
+            severity = _LEVELS.get(level.name, logging.ERROR)
+            log.log(logging.DEBUG if _INTERRUPT in text else severity, "mitsuba: %s", text.strip())
+
+        def log_progress(self, *args: Any) -> None:
+            pass  # Mitsuba's own progress bars: huebench shows its own progress
+
+    logger = mi.logger()
+    formatter = logger.formatter()  # the record has its own time and level
+    formatter.set_has_date(False)
+    formatter.set_has_log_level(False)
+    formatter.set_has_thread(False)
+    logger.clear_appenders()
+    _APPENDERS.append(ToLogging())  # kept here: Mitsuba holds it by reference only
+    logger.add_appender(_APPENDERS[-1])
+
+
+_APPENDERS: list[Any] = []
 
 
 @functools.cache
