@@ -1,6 +1,6 @@
 """The ``huebench`` command: a thin layer over the Python API.
 
-Subcommand groups: ``color`` (colour core), ``list``, ``run``, ``rescore``, ``report``, ``prefetch``, and one per
+Subcommand groups: ``color`` (colour core), ``list``, ``run``, ``rescore``, ``report``, ``recolor``, ``prefetch``, and one per
 benchmark folder that has a ``cli.py`` (``huebench/benchmarks/<folder>/cli.py``, whose ``app`` becomes
 ``huebench <folder>``: ``rainbow``, ``coda``, ``colorswap``, ``gencolor``). A third-party package adds
 a group through the ``huebench.cli`` entry-point group (``name = "package.module:app"``, a
@@ -23,6 +23,7 @@ from huebench import benchmarks as _benchmarks
 from huebench.cli.color import app as color_app
 from huebench.cli.listing import app as list_app
 from huebench.cli.prefetch import prefetch_command
+from huebench.cli.recolor import recolor_command
 from huebench.cli.runs import report_command, rescore_command, run_command
 
 #: third-party command groups: ``name = "package.module:app"`` (a ``typer.Typer``)
@@ -80,6 +81,7 @@ app.command(
 )(run_command)
 app.command("rescore", help="Recompute results.json from a run's records (no model).")(rescore_command)
 app.command("report", help="Build an HTML report from one or more run folders.")(report_command)
+app.command("recolor", help="Turn the hue of an image or of an object in it (CIELCh or HSV).")(recolor_command)
 app.command(
     "prefetch",
     short_help="Download a run's models and datasets ahead of time, to run offline (HF_HUB_OFFLINE=1).",

@@ -12,6 +12,7 @@ Public API (stable names used across huebench and by external checks)::
     looks_glossy(rgb8), specular_veil(image, mask)
     remove_specular(rgb8, method="fitted-floor" | "fresnel-veil")
     diffuse_reconstruction(rgb8, method="diffuse-line")
+    recolor(image, hue_shift, mask=None, method="lch" | "hsv") -> Recoloring
 
 Reflectance (gloss test, Fresnel veil, dichromatic fit): :mod:`huebench.color.reflectance`.
 """
@@ -33,6 +34,7 @@ from huebench.color.conversions import (
 from huebench.color.difference import HUE_CHROMA_THRESHOLD, delta_chroma, delta_e, delta_hue
 from huebench.color.dominant import DominantColor, dominant_color
 from huebench.color.parsing import Color, ColorLike, parse
+from huebench.color.recolor import RECOLOR_METHODS, Recoloring, recolor
 from huebench.color.reflectance import (
     DIFFUSE_RECONSTRUCTION_METHODS,
     SPECULAR_REMOVAL_METHODS,
@@ -50,6 +52,7 @@ from huebench.color.wheel import basic_terms, relation
 __all__ = [
     "DIFFUSE_RECONSTRUCTION_METHODS",
     "HUE_CHROMA_THRESHOLD",
+    "RECOLOR_METHODS",
     "SPECULAR_REMOVAL_METHODS",
     "SYSTEM_NAMES",
     "Color",
@@ -57,6 +60,7 @@ __all__ = [
     "ColorSystem",
     "DominantColor",
     "NamedColor",
+    "Recoloring",
     "albedo_saturation",
     "basic_terms",
     "delta_chroma",
@@ -75,6 +79,7 @@ __all__ = [
     "looks_glossy",
     "normalize_name",
     "parse",
+    "recolor",
     "relation",
     "remove_specular",
     "remove_veil",
