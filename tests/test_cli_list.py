@@ -1,6 +1,7 @@
 """`huebench list`: in a log or a pipe whole lines, nothing cut to a width; in a terminal every
 column whole or wrapped between words."""
 
+import json
 import re
 
 import pytest
@@ -50,8 +51,6 @@ def test_list_models_in_a_terminal_shows_every_column_whole_or_wrapped(cli, monk
 
 
 def test_list_options_leaves_out_internal_options(cli, monkeypatch):
-    import json
-
     from huebench.benchmarks import base
     from huebench.benchmarks.base import Benchmark, register_benchmark
     from huebench.errors import UnknownNameError
@@ -83,3 +82,9 @@ def test_list_options_leaves_out_internal_options(cli, monkeypatch):
     with pytest.raises(UnknownNameError) as exc:
         WithRecord.check_options({"scorer_confg": 1})
     assert "it takes threshold (as -o" in str(exc.value) and "scorer_config" not in str(exc.value)
+
+
+def test_gencolorbench_does_not_offer_its_scorer_record_as_an_option(cli):
+    code, out, _ = cli("list", "options", "gencolorbench", "--json")
+    names = [r["name"] for r in json.loads(out)]
+    assert code == 0 and "scorer" in names and "scorer_config" not in names

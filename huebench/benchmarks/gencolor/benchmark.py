@@ -175,6 +175,7 @@ class GenColorGenerate(_Prompts):
 @register_benchmark("gencolorbench")
 class GenColorBench(_Prompts):
     name = "gencolorbench"
+    internal_options = ("scorer_config",)  # config.json's record of the scorer, rebuilt from the options
     description = (
         "GenColorBench: score generated images (VQA presence, detection + SAM masks, CIELAB metrics, task rules)"
     )
