@@ -28,7 +28,7 @@ from huebench.color import srgb_to_linear
 from huebench.color.conversions import RGB_TO_XYZ
 from huebench.errors import HuebenchError
 
-__all__ = ["BACKGROUNDS", "LIGHTINGS", "OBJECTS", "RenderSpec", "render"]
+__all__ = ["BACKGROUNDS", "LIGHTINGS", "OBJECTS", "RenderSpec", "render", "render_radiance"]
 
 
 def _lathe(profile: list[tuple[float, float]], n: int = 48) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
@@ -313,16 +313,43 @@ def _exposure(obj: str, lighting: str, background: str, size: int, spp: int) -> 
     return 0.5 / max(float(np.quantile(lum, 0.9)), 1e-6)
 
 
-def render(spec: RenderSpec) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
-    """Render one object in one exact colour; returns (8-bit sRGB image, exact object mask)."""
+def render_radiance(
+    spec: RenderSpec,
+    *,
+    light: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    backdrop: tuple[float, float, float] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Render one object in one exact colour; returns (linear-sRGB radiance after the grey-card
+    exposure, unclipped, exact object mask): lit parts of a diffuse object carry its albedo.
+
+    ``light``: the linear-RGB colour of every emitter (environment and sun). With luminance 1 the
+    neutral grey-card exposure stays right, as for a camera that exposes for luminance.
+    ``backdrop``: a linear-RGB albedo for the floor and backdrop instead of the neutral
+    ``spec.background``, whose grey-card exposure is kept (the photographer exposes once)."""
     if spec.object not in OBJECTS:
         raise HuebenchError(f"unknown diagnostic object {spec.object!r}; available: {', '.join(OBJECTS)}")
     mi = _mitsuba()
     albedo = [float(v) for v in srgb_to_linear(np.asarray(spec.rgb, dtype=np.float64) / 255.0)]
     scene, _ = _scene(spec, albedo, mi)
+    if tuple(light) != (1.0, 1.0, 1.0):  # the neutral scene is left exactly as render() has always built it
+        env = scene["env"]["radiance"]["value"]
+        scene["env"]["radiance"] = {"type": "rgb", "value": [e * c for e, c in zip(env, light, strict=True)]}
+        if "sun" in scene:
+            sun = scene["sun"]["irradiance"]["value"]
+            scene["sun"]["irradiance"] = {"type": "rgb", "value": [e * c for e, c in zip(sun, light, strict=True)]}
+    if backdrop is not None:
+        coloured = {"type": "diffuse", "reflectance": {"type": "rgb", "value": [float(v) for v in backdrop]}}
+        scene["floor"] = {**scene["floor"], "bsdf": coloured}
+        scene["backdrop"] = {**scene["backdrop"], "bsdf": coloured}
     radiance = np.asarray(mi.render(mi.load_dict(scene)), dtype=np.float64)
     exposure = _exposure(spec.object, spec.lighting, spec.background, spec.size, spec.spp)
+    return radiance * exposure, _mask(spec.object, spec.size).copy()
+
+
+def render(spec: RenderSpec) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
+    """Render one object in one exact colour; returns (8-bit sRGB image, exact object mask)."""
+    radiance, mask = render_radiance(spec)
     from huebench.color import linear_to_srgb
 
-    image = np.clip(linear_to_srgb(np.clip(radiance * exposure, 0.0, None)), 0.0, 1.0)
-    return np.round(image * 255.0).astype(np.uint8), _mask(spec.object, spec.size).copy()
+    image = np.clip(linear_to_srgb(np.clip(radiance, 0.0, None)), 0.0, 1.0)
+    return np.round(image * 255.0).astype(np.uint8), mask

@@ -1,0 +1,1 @@
+"""Known-colour probes of vision models: naming, constancy, contrast, category boundaries (docs/known-colors.md)."""
