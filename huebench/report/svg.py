@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import escape as _xml_escape
 
 __all__ = [
     "bar_chart_svg",
+    "curves_svg",
     "distribution_pairs_svg",
     "esc",
     "heatmap_svg",
     "line_chart_svg",
     "safe_hex",
     "scatter_svg",
+    "swatch_grid_svg",
     "swatches_svg",
 ]
 
@@ -375,5 +377,133 @@ def distribution_pairs_svg(
                         f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar}" fill="{safe_hex(c) or "#dddddd"}"><title>{esc(lab)} — {esc(who)}: {esc(name)} {100 * share:.1f} %</title></rect>'
                     )
                 x += w
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def curves_svg(
+    xs: Sequence[float],
+    series: dict[str, Sequence[float]],
+    colors: dict[str, str],
+    *,
+    xmax: float = 360.0,
+    ylabel: str = "",
+    xlabel: str = "",
+    strip: Sequence[str] | None = None,
+    marks: Sequence[tuple[float, str, bool]] = (),
+    width: int = 720,
+    height: int = 230,
+) -> str:
+    """Curves of ``series`` (name → one y in [0, 1] per x) over 0 ≤ x < ``xmax``, each drawn in its
+    own colour (``colors``: name → '#rrggbb'), as psychometric curves; ``strip``: a colour under each
+    x (the stimuli); ``marks``: vertical lines ``(x, label, solid)`` (solid: the model's, dashed: a
+    reference's)."""
+    left, top, right = 44, 10, 150
+    plot_h = height - top - 46
+    strip_h = 12 if strip else 0
+    w = left + width + right
+    h = top + plot_h + strip_h + 44
+
+    def sx(v: float) -> float:
+        return left + width * (float(v) / xmax)
+
+    def sy(v: float) -> float:
+        return top + plot_h * (1.0 - min(max(float(v), 0.0), 1.0))
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="curves" width="{w}" height="{h}" role="img" aria-label="{esc(ylabel or "curves")}">',
+        f'<rect x="{left}" y="{top}" width="{width}" height="{plot_h}" fill="#fafafa" stroke="#444"/>',
+    ]
+    for k in range(5):
+        v = k / 4
+        parts.append(f'<text x="{left - 4}" y="{sy(v) + 4:.1f}" font-size="10" text-anchor="end">{v:.2g}</text>')
+    if strip:
+        step = width / max(len(strip), 1)
+        for x, c in zip(xs, strip, strict=True):
+            parts.append(
+                f'<rect x="{sx(x):.1f}" y="{top + plot_h + 2}" width="{step + 0.5:.1f}" height="{strip_h}" fill="{safe_hex(c) or "#dddddd"}"/>'
+            )
+    for v in range(0, int(xmax) + 1, 45 if xmax >= 180 else max(1, int(xmax) // 8)):
+        parts.append(
+            f'<text x="{sx(v):.1f}" y="{top + plot_h + strip_h + 14}" font-size="10" text-anchor="middle">{v}</text>'
+        )
+    for x, label, solid in marks:
+        dash = "" if solid else ' stroke-dasharray="4 3"'
+        parts.append(
+            f'<line class="mark" x1="{sx(x):.1f}" y1="{top}" x2="{sx(x):.1f}" y2="{top + plot_h}" stroke="{"#222" if solid else "#888"}"{dash}><title>{esc(label)}</title></line>'
+        )
+    for i, (name, ys) in enumerate(series.items()):
+        c = safe_hex(colors.get(name)) or "#777777"
+        pts = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, ys, strict=True) if math.isfinite(float(y)))
+        # a grey edge under each curve: light colours (white, pale yellow) stay visible on the page
+        parts.append(
+            f'<polyline points="{pts}" fill="none" stroke="#9e9e9e" stroke-width="3.6"/>'
+            f'<polyline points="{pts}" fill="none" stroke="{c}" stroke-width="2.2"><title>{esc(name)}</title></polyline>'
+        )
+        ly = top + 12 + 14 * i
+        parts.append(
+            f'<rect x="{left + width + 8}" y="{ly - 7}" width="18" height="6" fill="{c}" stroke="#9e9e9e"/><text x="{left + width + 30}" y="{ly}" font-size="11">{esc(name)}</text>'
+        )
+    parts.append(f'<text x="{left + width / 2}" y="{h - 6}" font-size="11" text-anchor="middle">{esc(xlabel)}</text>')
+    parts.append(
+        f'<text x="11" y="{top + plot_h / 2}" font-size="11" transform="rotate(-90 11 {top + plot_h / 2})" text-anchor="middle">{esc(ylabel)}</text>'
+    )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def swatch_grid_svg(
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    cells: Sequence[Sequence[Mapping[str, object] | None]],
+    *,
+    cell: int = 46,
+) -> str:
+    """A grid of colour cells, one per row × column: each cell a square of ``outer`` (a surround; the
+    ``inner`` colour fills the cell when absent) around a square of ``inner``, and under it a strip of
+    ``named`` (what a model called it); ``flag`` outlines the cell in red; ``title`` is its tooltip.
+    Colours are '#rrggbb' codes; a missing cell is left empty."""
+    label_w = max(90, int(6.5 * max((len(str(x)) for x in row_labels), default=0)) + 12)
+    top = max(70, int(4.7 * max((len(str(x)) for x in col_labels), default=0)) + 20)
+    strip = cell // 4
+    # the last column's label leans right of the grid
+    w = label_w + (cell + 6) * len(col_labels) + 10 + int(4.7 * max((len(str(x)) for x in col_labels), default=0))
+    h = top + (cell + strip + 8) * len(row_labels) + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="swatchgrid" width="{w}" height="{h}" role="img">']
+    for j, lab in enumerate(col_labels):
+        x = label_w + j * (cell + 6) + cell / 2
+        parts.append(
+            f'<text x="{x}" y="{top - 8}" font-size="11" transform="rotate(-45 {x} {top - 8})">{esc(lab)}</text>'
+        )
+    for i, lab in enumerate(row_labels):
+        y = top + i * (cell + strip + 8)
+        parts.append(
+            f'<text x="{label_w - 6}" y="{y + cell / 2 + 4}" font-size="11" text-anchor="end">{esc(lab)}</text>'
+        )
+        for j in range(len(col_labels)):
+            c = cells[i][j] if j < len(cells[i]) else None
+            if not c:
+                continue
+            x = label_w + j * (cell + 6)
+            inner = safe_hex(c.get("inner")) or "#dddddd"
+            outer = safe_hex(c.get("outer")) or inner
+            named = safe_hex(c.get("named"))
+            stroke = "#c62828" if c.get("flag") else "#888"
+            sw = 3 if c.get("flag") else 1
+            parts.append(f'<g class="cell"><title>{esc(c.get("title", ""))}</title>')
+            parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{outer}"/>')
+            q = cell / 4
+            parts.append(f'<rect x="{x + q}" y="{y + q}" width="{cell / 2}" height="{cell / 2}" fill="{inner}"/>')
+            parts.append(
+                f'<rect x="{x}" y="{y + cell}" width="{cell}" height="{strip}" fill="{named or "#ffffff"}"/>'
+                + (
+                    ""
+                    if named
+                    else f'<text x="{x + cell / 2}" y="{y + cell + strip - 2}" font-size="9" text-anchor="middle">none</text>'
+                )
+            )
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell + strip}" fill="none" stroke="{stroke}" stroke-width="{sw}"/></g>'
+            )
     parts.append("</svg>")
     return "".join(parts)
