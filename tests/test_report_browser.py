@@ -227,6 +227,21 @@ def _report_of(kind: str, tmp: Path) -> Path:
     elif kind == "coda":
         data = make_coda_dataset(tmp / "coda")
         evaluate("coda", "reference:random:1", out=out, no_cache=True, progress=False, dataset=str(data), split="all")
+    elif kind == "known-colors":
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("HUEBENCH_RENDER_CACHE", str(tmp / "renders"))  # not the user's own cache
+            evaluate(
+                "known-colors",
+                "reference:random:1",
+                out=out,
+                no_cache=True,
+                progress=False,
+                quick=True,
+                objects="sphere",
+                size=24,
+                spp=4,
+                hues=12,
+            )
     return out / "report.html"
 
 
@@ -237,6 +252,7 @@ def _report_of(kind: str, tmp: Path) -> Path:
         ("gencolorbench", ("Images, failures first", 'class="card fail"', 'class="heatmap"')),
         ("rainbow", ("Captions with wrong probes", 'class="card fail"', 'class="swatch"', 'class="heatmap"')),
         ("coda", ('class="distpairs"', 'class="barchart"')),
+        ("known-colors", ('class="curves"', 'class="swatchgrid"', 'class="heatmap"', 'class="card fail"')),
     ],
 )
 def test_each_report_kind_renders_its_pictures_in_chromium(kind, expected, tmp_path):
@@ -246,8 +262,10 @@ def test_each_report_kind_renders_its_pictures_in_chromium(kind, expected, tmp_p
     for marker in expected:
         assert marker in dom, marker
     cards = dom.count('<div class="card ')
-    if cards:  # the page's script ran over the gallery: it counted the cards it shows
-        assert f"{cards} of {cards} shown" in dom
+    for gallery in dom.split('<div class="gallery">')[1:]:  # the page's script counted each gallery's cards
+        n = gallery.split("</section>")[0].count('<div class="card ')
+        assert f"{n} of {n} shown" in dom
+    if cards:
         assert dom.count('<img src="data:image/png;base64,') >= cards  # every card has its picture
     shot = tmp_path / f"{kind}.png"
     _chromium(f"--screenshot={shot}", "--window-size=1200,1400", url, tmp=tmp_path)
