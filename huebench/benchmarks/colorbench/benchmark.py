@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from huebench._suggest import suggestion_text
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
-from huebench.benchmarks.colorbench.data import DEFAULT_DATA, Question, load_questions
+from huebench.benchmarks.colorbench.data import DEFAULT_DATA, Question, load_questions, task_order
 from huebench.benchmarks.colorbench.scoring import answer_record, score_records
 from huebench.errors import HuebenchError, UnknownNameError
 from huebench.models.base import Capability, Model
@@ -135,7 +135,7 @@ class ColorBench(Benchmark):
         if self._questions is None:
             qs = load_questions(self.data, split=self.split)
             if self.tasks:
-                known = sorted({q.task for q in qs})
+                known = task_order([q.task for q in qs])
                 for t in self.tasks:
                     if t not in known:
                         raise UnknownNameError(
