@@ -242,6 +242,11 @@ def _report_of(kind: str, tmp: Path) -> Path:
                 spp=4,
                 hues=12,
             )
+    elif kind == "colorbench":
+        from huebench.testing.colorbench import make_colorbench_folder
+
+        data = make_colorbench_folder(tmp / "cb")
+        evaluate("colorbench", "reference:random:1", out=out, no_cache=True, progress=False, data=str(data))
     return out / "report.html"
 
 
@@ -253,6 +258,7 @@ def _report_of(kind: str, tmp: Path) -> Path:
         ("rainbow", ("Captions with wrong probes", 'class="card fail"', 'class="swatch"', 'class="heatmap"')),
         ("coda", ('class="distpairs"', 'class="barchart"')),
         ("known-colors", ('class="curves"', 'class="swatchgrid"', 'class="heatmap"', 'class="card fail"')),
+        ("colorbench", ("questions the model got wrong", "Robustness instances the model broke", 'class="barchart"')),
     ],
 )
 def test_each_report_kind_renders_its_pictures_in_chromium(kind, expected, tmp_path):
