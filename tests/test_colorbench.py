@@ -444,3 +444,51 @@ def test_run_through_the_api_backend(folder, tmp_path, monkeypatch):
     assert _Chat.bodies[0]["max_tokens"] == 32
     rows = colorbench_rows()
     assert res.metrics["overall"]["value"] == pytest.approx(np.mean([r["answer"] == "(B)" for r in rows[:20]]))
+
+
+# ------------------------------------------------------------------ the docs' examples are the formats read
+DOC = Path(__file__).resolve().parents[1] / "docs" / "colorbench.md"
+
+
+def _json_block(heading: str):
+    text = DOC.read_text()
+    section = text[text.index(heading) :]
+    return json.loads(section[section.index("```json") + 7 : section.index("```", section.index("```json") + 7)])
+
+
+def _quoted(message: str) -> str:
+    """The part of a one-line error after its 'file:line: ' (the docs quote it with another file)."""
+    return message.split(": ", 1)[1]
+
+
+def test_docs_data_example_loads_and_its_quoted_error_is_real(tmp_path):
+    from PIL import Image
+
+    rows = _json_block("## The data")
+    for row in rows:
+        (tmp_path / row["filename"]).parent.mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (8, 8), (200, 180, 40)).save(tmp_path / row["filename"])
+    (tmp_path / "all_data.json").write_text(json.dumps(rows, indent=1))
+    banana, bus = load_questions(tmp_path)
+    assert banana.choices[banana.answer] == "No answer" and banana.prompt == rows[0]["prompt"]
+    assert (bus.instance, bus.variant) == ("12", "seed")
+    assert bus.prompt == "How many buses are in the image? Select from the following choices. (A) 2 (B) 1 (C) 3 (D) 0"
+    rows[0]["answer"] = "(G)"
+    (tmp_path / "all_data.json").write_text(json.dumps(rows, indent=1))
+    with pytest.raises(InputFileError) as err:
+        load_questions(tmp_path)
+    assert _quoted(str(err.value)) in " ".join(DOC.read_text().split())
+
+
+def test_docs_result_file_example_rescores_and_its_quoted_error_is_real(tmp_path):
+    saved = _json_block("## Upstream's result files")
+    (tmp_path / "gpt4o.json").write_text(json.dumps(saved, indent=4))
+    records, m = rescore_file(tmp_path / "gpt4o.json")
+    assert [r["correct"] for r in records] == [True, True]
+    assert m["overall"]["value"] == 1.0 and m["robustness"]["value"] == 1.0
+    assert m["robust_instances"]["incomplete"] == 1  # the example's instance has no variants
+    del saved["1"]["model_ans"]
+    (tmp_path / "gpt4o.json").write_text(json.dumps(saved, indent=4))
+    with pytest.raises(InputFileError) as err:
+        rescore_file(tmp_path / "gpt4o.json")
+    assert _quoted(str(err.value)) in " ".join(DOC.read_text().split())
