@@ -331,7 +331,11 @@ def _load_hub(dataset_id: str, split: str) -> list[Question]:
     try:
         ds = datasets.load_dataset(dataset_id, split=split, token=os.environ.get("HF_TOKEN") or None)
     except Exception as exc:  # the Hub client raises many types; all mean "could not load"
-        raise HuebenchError(f"hf:{dataset_id}: cannot load split {split!r}: {exc}") from exc
+        raise HuebenchError(
+            f"hf:{dataset_id}: cannot load split {split!r}: {exc}; to run offline, fetch it first on a connected "
+            f"machine (huebench prefetch colorbench --data hf:{dataset_id}) or give --data a local copy "
+            "(docs/colorbench.md, The data)"
+        ) from exc
     columns = set(ds.column_names)
     missing = [k for k in (*REQUIRED, "image") if k not in columns]
     if missing or not columns & {"question", "prompt"}:
