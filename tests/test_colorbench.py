@@ -437,11 +437,12 @@ def test_run_through_the_api_backend(folder, tmp_path, monkeypatch):
         srv.shutdown()
         srv.server_close()
     assert len(_Chat.bodies) == 40
-    parts = _Chat.bodies[0]["messages"][0]["content"]
-    assert parts[0]["image_url"]["url"].startswith("data:image/png;base64,")
-    assert parts[1]["text"].startswith("You'll be given an image, an instruction and some options.")
-    assert parts[1]["text"].endswith("(A) Red (B) Green (C) Blue (D) Yellow (E) No answer")
-    assert _Chat.bodies[0]["max_tokens"] == 32
+    sent = [body["messages"][0]["content"] for body in _Chat.bodies]  # in the order the threads sent them
+    assert all(p[0]["image_url"]["url"].startswith("data:image/png;base64,") for p in sent)
+    assert all(p[1]["text"].startswith("You'll be given an image, an instruction and some options.") for p in sent)
+    first = "What is the color of the square in this image? Select from the following choices. (A) Red (B) Green"
+    assert sum(p[1]["text"].endswith(f"\n{first} (C) Blue (D) Yellow (E) No answer") for p in sent) == 1
+    assert all(body["max_tokens"] == 32 and body["temperature"] == 0 for body in _Chat.bodies)
     rows = colorbench_rows()
     assert res.metrics["overall"]["value"] == pytest.approx(np.mean([r["answer"] == "(B)" for r in rows[:20]]))
 
