@@ -269,6 +269,17 @@ def test_prefetch_list_json_has_datasets_and_packaged_models(cli):
     )
 
 
+def test_prefetch_counts_a_default_hub_dataset(cli):
+    status, out, _ = cli("prefetch", "colorbench", "-m", "reference:random", "--list", "--json")
+    assert status == 0
+    plan = json.loads(out)
+    data = [i for i in plan["items"] if i["kind"] == "dataset"]
+    assert [(i["requested"], i["role"], i["repo"]) for i in data] == [
+        ("hf:umd-zhou-lab/ColorBench", "data", "umd-zhou-lab/ColorBench")
+    ]
+    assert plan["offline_commands"][0] == "HF_HUB_OFFLINE=1 huebench run colorbench -m reference:random"
+
+
 def test_prefetch_list_from_a_run_folder(cli, tmp_path):
     run = tmp_path / "run"
     run.mkdir()

@@ -197,8 +197,10 @@ def plan_prefetch(
     items = [_model_item(name, "model") for name in names]
     if benchmark is not None:
         checked = benchmark.check_options(given)
-        items += _option_items(benchmark, checked)
         specs = benchmark.option_specs()  # the offline command leaves out what is the default anyway
+        # what the run will read includes the defaults: ColorBench's --data is a Hub dataset unless given
+        defaults = {k: spec.default for k, spec in specs.items() if k not in checked and spec.default is not None}
+        items += _option_items(benchmark, {**defaults, **checked})
         given = {k: v for k, v in given.items() if k not in specs or checked[k] != specs[k].default}
     unique: dict[tuple[str, str], PrefetchItem] = {}
     for item in items:  # a model named twice is fetched once, under the first role

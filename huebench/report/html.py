@@ -63,6 +63,20 @@ def fmt_num(v: Any, digits: int = 3) -> str:
 #: huebench writes shows a proportion as a percentage with one decimal (:func:`fmt_percent`).
 PROPORTIONS: dict[str, dict[str, float]] = {
     "colornames": {"accuracy": 1, "per_color/*": 1},
+    "colorbench": dict.fromkeys(
+        (
+            "overall",
+            "perception",
+            "reasoning",
+            "robustness",
+            "unparsed",
+            "by_task/*",
+            "recolored/accuracy",
+            "recolored/robustness",
+            "recolored/by_shift/*/accuracy",
+        ),
+        1,
+    ),
     "rainbow": dict.fromkeys(("*/*/pairwise_accuracy", "*/*/accuracy", "*/*/precision", "*/*/recall", "*/*/score"), 1),
     "rainbow-baseline": {"*/*/share": 1},
     "colorswap": dict.fromkeys(("text", "image", "group", "unparseable_percent"), 100),
