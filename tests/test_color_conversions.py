@@ -63,12 +63,22 @@ def test_uint8_input_is_scaled_and_shapes_are_kept():
     assert np.allclose(lab, color.srgb_to_lab(img / 255.0))
 
 
-def test_float32_stays_float32_and_agrees():
-    rgb = RNG.random((64, 64, 3))
-    lab32 = color.srgb_to_lab(rgb.astype(np.float32))
-    assert lab32.dtype == np.float32
-    assert np.abs(lab32 - color.srgb_to_lab(rgb)).max() < 1e-3
-    assert color.lab_to_srgb(lab32).dtype == np.float32
+def test_float32_input_is_computed_in_float64():
+    # there is no float32 path (docs/performance.md): float32 input is widened, results are float64
+    rgb32 = RNG.random((64, 64, 3)).astype(np.float32)
+    lab = color.srgb_to_lab(rgb32)
+    assert lab.dtype == np.float64
+    assert np.array_equal(lab, color.srgb_to_lab(rgb32.astype(np.float64)))
+    big32 = RNG.random((300, 300, 3)).astype(np.float32)  # the kernel path
+    assert np.array_equal(color.srgb_to_lab(big32), color.srgb_to_lab(big32.astype(np.float64)))
+    for fn in (color.lab_to_srgb, cv.lab_to_xyz, cv.xyz_to_lab, cv.lab_to_lch, cv.lch_to_lab, cv.linear_to_srgb):
+        assert fn(lab.astype(np.float32)).dtype == np.float64
+    ref = lab[0, 0]
+    assert color.delta_e(lab.astype(np.float32), ref.astype(np.float32)).dtype == np.float64
+    assert np.array_equal(
+        color.delta_e(lab.astype(np.float32), ref.astype(np.float32)),
+        color.delta_e(lab.astype(np.float32).astype(np.float64), ref.astype(np.float32).astype(np.float64)),
+    )
 
 
 def test_wrong_shape_is_a_clear_error():
@@ -123,3 +133,56 @@ def test_8bit_helpers_match_the_float_path_and_round_trip():
     assert np.array_equal(srgb8_to_linear(rgb8.astype(np.int64)), lin)  # other dtypes: arithmetic
     assert np.array_equal(linear_to_srgb8(lin), rgb8)  # every level round-trips
     assert linear_to_srgb8(np.array([-0.5, 0.5, 2.0])).tolist() == [0, 188, 255]  # clipped to [0, 1]
+
+
+def _srgb8_reference(values):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the reference casts NaN to uint8 (0)
+        return cv._linear_to_srgb8_reference(values)
+
+
+def _ulp_neighbourhood(points, steps):
+    """Every float64 within ``steps`` units in the last place of each point (points ≥ 0)."""
+    bits = np.asarray(points, dtype=np.float64).view(np.int64)
+    near = (bits[:, None] + np.arange(-steps, steps + 1)[None, :]).ravel()
+    return near[near >= 0].view(np.float64)
+
+
+def test_srgb8_thresholds_are_the_reference_decision_points():
+    t = cv._srgb8_thresholds()
+    assert t.shape == (255,) and np.all(np.diff(t) > 0) and t[0] > 0.0 and t[-1] < 1.0
+    below = np.nextafter(t, -np.inf)
+    assert np.array_equal(_srgb8_reference(t.reshape(-1, 3)).ravel(), np.arange(1, 256))
+    assert np.array_equal(_srgb8_reference(below.reshape(-1, 3)).ravel(), np.arange(0, 255))
+
+
+def test_linear_to_srgb8_is_bit_identical_to_the_reference():
+    t = cv._srgb8_thresholds()
+    rng = np.random.default_rng(0)
+    values = np.concatenate(
+        [
+            _ulp_neighbourhood(t, 64),  # every threshold and its 64 neighbours each side
+            _ulp_neighbourhood(np.arange(4097) / 4096, 2),  # the encoder's table bins and their edges
+            np.linspace(0.0, 1.0, 1_000_003),  # a dense grid of [0, 1]
+            rng.random(300_000) ** 4,  # dense near black, where the levels are closest
+            rng.uniform(-2.0, 3.0, 100_000),  # negative and above 1: clipped
+            [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 5e-324, -5e-324, 1.0, np.nextafter(1.0, 2.0), 1e300, -1e300],
+        ]
+    )
+    values = np.concatenate([values, np.zeros(-len(values) % 3)]).reshape(-1, 3)
+    expected = _srgb8_reference(values)
+    assert np.array_equal(color.linear_to_srgb8(values), expected)  # the compiled kernel (large input)
+    for chunk in np.array_split(values[:30_000], 10):  # the NumPy path (small inputs)
+        assert np.array_equal(color.linear_to_srgb8(chunk), _srgb8_reference(chunk))
+    assert color.linear_to_srgb8(np.array([np.nan, -1.0, 2.0])).tolist() == [0, 0, 255]  # NaN encodes to 0
+
+
+def test_linear_to_srgb8_keeps_shapes_and_input_types():
+    lin = np.random.default_rng(1).random((4, 5, 3))
+    out = color.linear_to_srgb8(lin)
+    assert out.shape == (4, 5, 3) and out.dtype == np.uint8
+    assert np.array_equal(color.linear_to_srgb8(lin.astype(np.float32)), _srgb8_reference(lin.astype(np.float32)))
+    assert color.linear_to_srgb8([[0.0, 0.5, 1.0]]).tolist() == [[0, 188, 255]]
+    assert color.linear_to_srgb8(np.array([0, 1, 2])).tolist() == [0, 255, 255]  # integers are linear values
+    with pytest.raises(ValueError, match="last axis has length 3"):
+        color.linear_to_srgb8(np.zeros(4))

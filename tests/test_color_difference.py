@@ -136,3 +136,31 @@ def test_ciede2000_is_the_same_at_any_batch_size_for_opposite_hues():
     assert np.abs(batched.reshape(-1, 4) - alone).max() < 1e-9
     swapped = delta_e(big[:, 1], big[:, 0])
     assert np.abs(swapped.reshape(-1, 4) - alone).max() < 1e-9
+
+
+def test_sharma_2005_pairs_through_the_compiled_kernel():
+    # the 34 published pairs (hue wrap-around, achromatic and near-opposite cases) in a batch large
+    # enough for the compiled kernel, in both orders
+    lab1, lab2, expected = _sharma_fixture()
+    reps = 2000  # 68,000 pairs
+    alone = np.array([float(color.delta_e(a, b)) for a, b in zip(lab1, lab2, strict=True)])
+    batched = color.delta_e(np.tile(lab1, (reps, 1)), np.tile(lab2, (reps, 1))).reshape(reps, -1)
+    assert np.abs(batched - alone).max() < 1e-9
+    assert np.abs(batched - expected).max() < 1e-4
+    swapped = color.delta_e(np.tile(lab2, (reps, 1)), np.tile(lab1, (reps, 1))).reshape(reps, -1)
+    assert np.abs(swapped - expected).max() < 1e-4
+
+
+def test_srgb_delta_e_is_the_same_at_any_batch_size_for_opposite_hues():
+    # an 8-bit colour against the exact opposite of its own hue: the fused kernel (large 8-bit images)
+    # and the two NumPy calls (one pixel) take the same branch of the 180° tie
+    from huebench.color import srgb_delta_e, srgb_to_lab
+
+    for rgb in ([200, 30, 40], [20, 160, 60], [90, 90, 200], [128, 128, 129]):
+        pixel = np.array(rgb, dtype=np.uint8)
+        lab = srgb_to_lab(pixel)
+        opposite = np.array([100.0 - lab[0], -lab[1], -lab[2]])
+        alone = float(srgb_delta_e(pixel, opposite))
+        image = np.tile(pixel, (300, 300, 1))  # 90,000 pixels: the fused kernel
+        assert np.abs(srgb_delta_e(image, opposite) - alone).max() < 1e-9
+        assert np.abs(color.delta_e(srgb_to_lab(image), opposite) - alone).max() < 1e-9

@@ -1,8 +1,9 @@
-"""The fused numba kernels must give the reference NumPy numbers (they are only a fast path)."""
+"""The compiled numba kernels must give the reference NumPy numbers (they are only a fast path)."""
 
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -14,29 +15,52 @@ from huebench.color.difference import ciede2000_numpy
 
 pytestmark = pytest.mark.skipif(not _kernels.AVAILABLE, reason="numba not installed")
 
-N = _kernels.MIN_ELEMENTS + 123
+N = _kernels.MIN_ELEMENTS + 123  # not a multiple of the block size: the last block is partial
+
+
+def _lab_numpy(rgb):
+    return cv.xyz_to_lab(cv.linear_rgb_to_xyz(cv.srgb_to_linear(rgb)))
 
 
 def test_srgb8_kernel_equals_numpy_path():
     rgb = np.random.default_rng(0).integers(0, 256, size=(N, 3), dtype=np.uint8)
     fast = color.srgb_to_lab(rgb)
-    ref = cv.xyz_to_lab(cv.linear_rgb_to_xyz(cv.srgb_to_linear(rgb)))
+    ref = _lab_numpy(rgb)
     assert np.abs(fast - ref).max() < 1e-12
     # every 8-bit level of each channel, including the linear segment of the transfer curve
     ramp = np.repeat(np.arange(256, dtype=np.uint8), 3).reshape(-1, 3)
     big = np.tile(ramp, (N // 256 + 1, 1))
-    assert (
-        np.abs(color.srgb_to_lab(big)[:256] - cv.xyz_to_lab(cv.linear_rgb_to_xyz(cv.srgb_to_linear(ramp)))).max()
-        < 1e-12
-    )
+    assert np.abs(color.srgb_to_lab(big)[:256] - _lab_numpy(ramp)).max() < 1e-12
+
+
+def test_srgb8_kernel_on_every_colour_of_a_cube_slice():
+    # all 65,536 (g, b) pairs at r = 0, 1, 128, 255: the darkest colours take the linear branch of f(t)
+    g, b = np.meshgrid(np.arange(256), np.arange(256), indexing="ij")
+    for r in (0, 1, 128, 255):
+        rgb = np.stack([np.full(g.size, r), g.ravel(), b.ravel()], axis=-1).astype(np.uint8)
+        assert np.abs(color.srgb_to_lab(rgb) - _lab_numpy(rgb)).max() < 1e-12
 
 
 def test_float64_kernel_equals_numpy_path_with_image_shape():
     rgb = np.random.default_rng(1).random((300, 300, 3))
     fast = color.srgb_to_lab(rgb)
     assert fast.shape == (300, 300, 3)
-    ref = cv.xyz_to_lab(cv.linear_rgb_to_xyz(cv.srgb_to_linear(rgb)))
+    ref = _lab_numpy(rgb)
     assert np.abs(fast - ref).max() < 1e-12
+
+
+def test_float_kernel_outside_the_gamut_and_nan():
+    # values far outside [0, 1] (the cube root's fast range ends at CBRT_MAX: the block falls back
+    # to np.cbrt), negative values (the linear branch) and NaN
+    rng = np.random.default_rng(3)
+    rgb = rng.uniform(-0.5, 1.5, size=(N, 3))
+    rgb[::997] = rng.uniform(2.0, 40.0, size=rgb[::997].shape)  # t up to ~ 10^4
+    rgb[5] = [np.nan, 0.5, 0.5]
+    fast = color.srgb_to_lab(rgb)
+    ref = _lab_numpy(rgb)
+    assert np.array_equal(np.isnan(fast), np.isnan(ref))
+    ok = ~np.isnan(ref)
+    assert np.all(np.abs(fast[ok] - ref[ok]) <= 1e-12 * np.maximum(1.0, np.abs(ref[ok])))
 
 
 def test_ciede2000_kernel_equals_numpy_including_broadcast_and_edge_cases():
@@ -45,19 +69,144 @@ def test_ciede2000_kernel_equals_numpy_including_broadcast_and_edge_cases():
     lab2 = lab1 + rng.normal(0, 20, lab1.shape)
     lab1[:50, 1:] = 0.0  # achromatic samples: the hue-difference special case
     lab2[25:75, 1:] = 0.0
+    lab1[75:80, 1] = -0.0  # signed zeros: atan2(0, -0) = π
+    lab2[80:85, 1:] = [-0.0, 0.0]
     # nearly opposite hues exercise the mean-hue wrap-around; exactly opposite ones sit on
-    # CIEDE2000's discontinuity, where one ulp of atan2 (NumPy's SIMD vs libm) flips the branch
+    # CIEDE2000's discontinuity (see test_color_difference's tie test)
     rot = np.radians(179.0)
     a, b = lab1[100:200, 1], lab1[100:200, 2]
     lab2[100:200, 1] = a * np.cos(rot) - b * np.sin(rot)
     lab2[100:200, 2] = a * np.sin(rot) + b * np.cos(rot)
+    lab2[200:300] = lab1[200:300]  # identical pairs: ΔE exactly 0
     for kl, kc, kh in [(1, 1, 1), (2, 1, 1), (1.3, 0.8, 1.7)]:
         fast = color.delta_e(lab1, lab2, kL=kl, kC=kc, kH=kh)
         assert np.abs(fast - ciede2000_numpy(lab1, lab2, kl, kc, kh)).max() < 1e-10
+    assert np.all(color.delta_e(lab1, lab2)[200:300] == 0.0)
     ref_color = np.array([50.0, 20.0, -30.0])
     fast = color.delta_e(lab1.reshape(-1, 1, 3)[:N], ref_color)
     assert fast.shape == (N, 1)
     assert np.abs(fast[:, 0] - ciede2000_numpy(lab1, np.broadcast_to(ref_color, lab1.shape), 1, 1, 1)).max() < 1e-10
+    # the one colour as the first argument (ΔE00 is symmetric only up to rounding: the order is kept)
+    first = color.delta_e(ref_color, lab1)
+    assert np.abs(first - ciede2000_numpy(np.broadcast_to(ref_color, lab1.shape), lab1, 1, 1, 1)).max() < 1e-10
+
+
+def test_ciede2000_kernel_on_a_broadcast_grid_and_strided_input():
+    rng = np.random.default_rng(4)
+    rows = np.column_stack([rng.uniform(0, 100, 300), rng.uniform(-80, 80, 300), rng.uniform(-80, 80, 300)])
+    cols = rows[::-1][:250].copy()
+    fast = color.delta_e(rows[:, None, :], cols[None, :, :])  # 75,000 pairs
+    assert fast.shape == (300, 250)
+    ref = ciede2000_numpy(*np.broadcast_arrays(rows[:, None, :], cols[None, :, :]), 1, 1, 1)
+    assert np.abs(fast - ref).max() < 1e-10
+    img = np.column_stack([rng.uniform(0, 100, 2 * N), rng.uniform(-80, 80, 2 * N), rng.uniform(-80, 80, 2 * N)])
+    strided = img[::2]  # not contiguous: the wrapper copies
+    ref_color = np.array([60.0, -10.0, 45.0])
+    assert np.abs(color.delta_e(strided, ref_color) - ciede2000_numpy(strided, ref_color, 1, 1, 1)).max() < 1e-10
+
+
+def test_ciede2000_kernel_propagates_nan_and_leaves_degenerate_weights_to_numpy():
+    rng = np.random.default_rng(5)
+    lab = np.column_stack([rng.uniform(0, 100, N), rng.uniform(-80, 80, N), rng.uniform(-80, 80, N)])
+    lab[7] = [np.nan, 0.0, 0.0]
+    lab[8] = [50.0, np.nan, 10.0]
+    ref_color = np.array([40.0, 30.0, 20.0])
+    fast = color.delta_e(lab, ref_color)
+    assert np.isnan(fast[7]) and np.isnan(fast[8]) and np.isfinite(np.delete(fast, [7, 8])).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        zero_weight = color.delta_e(lab, ref_color, kL=0.0)
+        expected = ciede2000_numpy(lab, np.broadcast_to(ref_color, lab.shape), 0.0, 1.0, 1.0)
+    assert np.array_equal(zero_weight, expected, equal_nan=True)
+
+
+def test_fused_srgb_delta_e_equals_the_two_calls():
+    rng = np.random.default_rng(6)
+    img = rng.integers(0, 256, size=(300, 301, 3), dtype=np.uint8)
+    target = np.array([53.0, 80.0, 67.0])
+    fused = color.srgb_delta_e(img, target)
+    assert fused.shape == (300, 301)
+    two_calls = color.delta_e(color.srgb_to_lab(img), target)
+    assert np.abs(fused - two_calls).max() < 1e-12
+    assert np.abs(fused - ciede2000_numpy(_lab_numpy(img), target, 1, 1, 1)).max() < 1e-10
+    weighted = color.srgb_delta_e(img, target, kL=2.0)
+    assert np.abs(weighted - ciede2000_numpy(_lab_numpy(img), target, 2, 1, 1)).max() < 1e-10
+    # what the fused kernel does not cover is the two calls
+    assert np.array_equal(
+        color.srgb_delta_e(img, target, "cie76"), color.delta_e(color.srgb_to_lab(img), target, "cie76")
+    )
+    many = rng.uniform(0, 60, size=(300, 301, 3))
+    assert np.array_equal(color.srgb_delta_e(img, many), color.delta_e(color.srgb_to_lab(img), many))
+    small = img[:10, :10]
+    assert np.array_equal(color.srgb_delta_e(small, target), color.delta_e(color.srgb_to_lab(small), target))
+
+
+def test_results_do_not_depend_on_the_number_of_threads():
+    numba = pytest.importorskip("numba")
+    rng = np.random.default_rng(7)
+    img = rng.integers(0, 256, size=(N, 3), dtype=np.uint8)
+    lin = rng.uniform(-0.1, 1.1, size=(N, 3))
+    target = np.array([50.0, 20.0, -30.0])
+    runs = []
+    before = numba.get_num_threads()
+    try:
+        for threads in sorted({1, before}):
+            numba.set_num_threads(threads)
+            lab = color.srgb_to_lab(img)
+            runs.append((lab, color.delta_e(lab, target), color.srgb_delta_e(img, target), color.linear_to_srgb8(lin)))
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(runs[0], runs[-1], strict=True):
+        assert np.array_equal(a, b)
+
+
+# --- the polynomial replacements of libm inside the kernels, against NumPy on dense grids
+
+if _kernels.AVAILABLE:
+    from numba import njit
+
+    @njit(cache=False)
+    def _apply(which, x, y):  # pragma: no cover - compiled
+        out = np.empty_like(x)
+        for i in range(x.shape[0]):
+            if which == 0:
+                out[i] = _kernels._hue(y[i], x[i])
+            elif which == 1:
+                out[i] = _kernels._sin(x[i])
+            elif which == 2:
+                out[i] = _kernels._cos(x[i])
+            elif which == 3:
+                out[i] = _kernels._exp_neg(x[i])
+            else:
+                out[i] = _kernels._cbrt(x[i])
+        return out
+
+
+def test_hue_is_numpy_atan2_moved_to_0_2pi():
+    rng = np.random.default_rng(8)
+    x = np.concatenate([rng.normal(0, 50, 200_000), [0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 0.0, 0.0, 3.0, -3.0, 1e-300]])
+    y = np.concatenate([rng.normal(0, 50, 200_000), [0.0, 0.0, -0.0, -0.0, 0.0, 0.0, 1.0, -1.0, 3.0, -3.0, -1e-300]])
+    t = np.linspace(0.0, 2.0 * np.pi, 10_001)  # every octant boundary and the tan(π/8) split
+    x = np.concatenate([x, np.cos(t), 7.0 * np.cos(t)])
+    y = np.concatenate([y, np.sin(t), 7.0 * np.sin(t)])
+    ref = np.arctan2(y, x)
+    ref = np.where(ref < 0.0, ref + 2.0 * np.pi, ref)
+    got = _apply(0, x, y)
+    assert np.abs(got - ref).max() <= 2 * np.spacing(2.0 * np.pi)
+    assert np.all((got >= 0.0) & (got <= 2.0 * np.pi))
+
+
+def test_polynomial_sin_cos_exp_cbrt():
+    z = np.zeros(1)
+    x = np.linspace(-np.pi / 2, np.pi / 2, 200_001)
+    assert np.abs(_apply(1, x, z) - np.sin(x)).max() <= 2.3e-16
+    x = np.linspace(-np.pi / 4, np.pi / 4, 200_001)
+    assert np.abs(_apply(2, x, z) - np.cos(x)).max() <= 2.3e-16
+    x = np.concatenate([np.linspace(-45.0, 0.0, 200_001), [-0.0]])
+    assert np.abs(_apply(3, x, z) / np.exp(x) - 1.0).max() <= 4.5e-16
+    assert _apply(3, np.array([-50.0, -1e3, -np.inf]), z).max() == pytest.approx(np.exp(-45.0), rel=1e-15)
+    x = np.geomspace(216.0 / 24389.0, _kernels.CBRT_MAX, 200_001)[:-1]
+    assert np.abs(_apply(4, x, z) / np.cbrt(x) - 1.0).max() <= 7e-16
 
 
 def test_core_works_without_numba():
@@ -65,10 +214,13 @@ def test_core_works_without_numba():
         "import numpy as np; from huebench import color; from huebench.color import _kernels;"
         "assert not _kernels.AVAILABLE;"
         "rgb=np.random.default_rng(0).integers(0,256,(70000,3),dtype=np.uint8);"
-        "lab=color.srgb_to_lab(rgb); print(float(color.delta_e(lab, lab[::-1]).sum()))"
+        "lab=color.srgb_to_lab(rgb); print(float(color.delta_e(lab, lab[::-1]).sum()));"
+        "print(int(color.linear_to_srgb8(np.linspace(-0.1, 1.1, 300000).reshape(-1, 3)).sum()))"
     )
     env = dict(os.environ, HUEBENCH_NO_NUMBA="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     rgb = np.random.default_rng(0).integers(0, 256, (70000, 3), dtype=np.uint8)
     lab = color.srgb_to_lab(rgb)
-    assert float(out) == pytest.approx(float(color.delta_e(lab, lab[::-1]).sum()), rel=1e-12)
+    de_sum, level_sum = out.split()
+    assert float(de_sum) == pytest.approx(float(color.delta_e(lab, lab[::-1]).sum()), rel=1e-12)
+    assert int(level_sum) == int(color.linear_to_srgb8(np.linspace(-0.1, 1.1, 300000).reshape(-1, 3)).sum())

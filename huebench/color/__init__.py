@@ -6,6 +6,7 @@ Public API (stable names used across huebench and by external checks)::
     srgb_to_lab(rgb), lab_to_srgb(lab)
     delta_e(lab1, lab2, method="ciede2000" | "cie76")
     delta_chroma(lab1, lab2), delta_hue(lab1, lab2)
+    srgb_delta_e(rgb, lab)            -> delta_e(srgb_to_lab(rgb), lab), one kernel for 8-bit images
     dominant_color(lab_pixels)        -> DominantColor
     load_system(name)                 -> ColorSystem  ("basic", "iscc-nbs-l1/l2/l3", "css3")
     relation(a, b)                    -> "adjacent" | "complementary" | "other"
@@ -31,7 +32,7 @@ from huebench.color.conversions import (
     xyz_to_lab,
     xyz_to_linear_rgb,
 )
-from huebench.color.difference import HUE_CHROMA_THRESHOLD, delta_chroma, delta_e, delta_hue
+from huebench.color.difference import HUE_CHROMA_THRESHOLD, delta_chroma, delta_e, delta_hue, srgb_delta_e
 from huebench.color.dominant import DominantColor, dominant_color
 from huebench.color.parsing import Color, ColorLike, parse
 from huebench.color.recolor import RECOLOR_METHODS, Recoloring, recolor
@@ -85,6 +86,7 @@ __all__ = [
     "remove_veil",
     "specular_veil",
     "srgb8_to_linear",
+    "srgb_delta_e",
     "srgb_to_lab",
     "srgb_to_linear",
     "surface_looks_glossy",

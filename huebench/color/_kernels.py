@@ -1,11 +1,33 @@
-"""Fused, multi-threaded numba kernels for the two hot loops of image scoring.
+"""Compiled, multi-threaded numba kernels for the hot loops of image scoring.
 
-``perf/bench_color.py`` measured the NumPy implementations in ``conversions`` and
-``difference`` at ~1.3× colour-science and ~0.95× scikit-image on a 4-megapixel image: every
-NumPy step allocates and streams a full-size temporary, and CIEDE2000 has ~20 of them. One
-fused per-pixel loop over both cores runs the whole pipeline ~4× faster than colour-science
-(figures in docs/performance.md). The NumPy code stays the reference: tests check the kernels
-against it to 1e-12, and it serves small inputs, float32 inputs, and machines without numba.
+The NumPy code in ``conversions`` and ``difference`` is the reference; these kernels are only a
+fast path for large float64 work and are held to it by ``tests/test_color_kernels.py`` (within
+1e-12 in Lab, 1e-10 in ΔE00; in practice a few units in the last place). What makes them fast
+(measured in docs/performance.md):
+
+- **Vector code.** Every kernel runs over blocks of :data:`BLOCK` pixels: a scalar loop gathers
+  the block's channels (8-bit values through the linearisation table, or interleaved Lab) into
+  planar scratch arrays, then one branch-free loop computes the block, which LLVM turns into SIMD
+  code, and a last loop writes the interleaved result. The blocks are shared out over numba's
+  threads.
+- **No libm calls in the vector loops.** libm's ``cbrt``, ``atan2``, ``sin``, ``cos`` and ``exp``
+  are scalar calls that stop vectorisation and cost most of the time. Here they are polynomials
+  after an exact argument reduction, accurate to about one unit in the last place on the ranges
+  the formulas use (``tests/test_color_kernels.py`` checks each one against NumPy on a dense grid).
+  CIEDE2000's four cosines of the mean hue come from one sine and cosine by the multiple-angle
+  formulas. The cube root is division-free (a polynomial guess refined by two third-order steps).
+- **Only exact-enough floating point.** The one fast-math flag is ``contract`` (a*b+c may become
+  one fused multiply-add, which is at least as accurate); no reassociation, no approximate
+  reciprocals, NaN and infinity semantics kept. Hue decisions use the same 180° tie tolerance as
+  the NumPy code (:data:`huebench.color.difference.HUE_TIE`), so exactly opposite hues take the
+  same branch on both paths at any batch size.
+- **Fused when only ΔE is wanted.** :func:`srgb8_ciede2000` goes from 8-bit sRGB to ΔE00 against
+  one reference colour without writing the Lab image out.
+- **Threads.** Blocks are handed out :data:`CHUNK` at a time to numba's threads (as many as
+  ``numba.get_num_threads()``: the cores, or one in huebench's worker processes).
+
+:func:`linear_to_srgb8` is the 8-bit encoder of ``conversions.linear_to_srgb8``: a table look-up
+and one comparison per value instead of the transfer function.
 
 The kernels compile on first use (cached on disk by numba), so callers only route arrays of at
 least :data:`MIN_ELEMENTS` pixels here.
@@ -20,11 +42,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 MIN_ELEMENTS = 65_536
+#: pixels per block: the scratch arrays of a block (six float64 planes, 24 KiB) stay in L1
+BLOCK = 512
+#: blocks a thread takes at a time: threads take chunks as they finish (dynamic scheduling), so a
+#: thread that the OS delays on a busy machine does not hold the others up at the end
+CHUNK = 16
 
 try:  # numba is a dependency, but the colour core must still work where it cannot be installed
     if os.environ.get("HUEBENCH_NO_NUMBA"):
         raise ImportError("disabled by HUEBENCH_NO_NUMBA")
-    from numba import njit, prange
+    from numba import njit, parallel_chunksize, prange
 
     AVAILABLE = True
 except ImportError:  # pragma: no cover - exercised via HUEBENCH_NO_NUMBA in tests
@@ -35,96 +62,450 @@ def enabled(n_elements: int) -> bool:
     return AVAILABLE and n_elements >= MIN_ELEMENTS
 
 
+# Polynomial coefficients, lowest order first: interpolants at Chebyshev nodes computed in 60-digit
+# arithmetic (mpmath), near-minimax on the stated ranges.
+#: atan(u) = u + u·z·P(z), z = u², |u| ≤ tan(π/8)
+ATAN_COEFFS = (
+    -0.3333333333333325,
+    0.19999999999898324,
+    -0.1428571426608229,
+    0.11111109635603796,
+    -0.09090852527088297,
+    0.07691054614825647,
+    -0.06649607953399717,
+    0.057362969593526145,
+    -0.04483218628995374,
+    0.022748939747779046,
+)
+#: sin(x) = x + x·z·P(z), z = x², |x| ≤ π/2
+SIN_COEFFS = (
+    -0.16666666666666666,
+    0.008333333333333316,
+    -0.00019841269841254966,
+    2.7557319219160833e-06,
+    -2.505210761669045e-08,
+    1.6058977292642743e-10,
+    -7.643969663988074e-13,
+    2.7314368769379893e-15,
+)
+#: cos(x) = 1 - z/2 + z²·P(z), z = x², |x| ≤ π/4
+COS_COEFFS = (
+    0.041666666666666664,
+    -0.0013888888888887398,
+    2.480158729876456e-05,
+    -2.7557317271145144e-07,
+    2.087614614655861e-09,
+    -1.1382623647474604e-11,
+)
+#: exp(r) = 1 + r + r²·P(r), |r| ≤ ln(2)/2
+EXP_COEFFS = (
+    0.5000000000000001,
+    0.16666666666666669,
+    0.041666666666623824,
+    0.008333333333330039,
+    0.0013888888917367081,
+    0.00019841269863171557,
+    2.4801521057868204e-05,
+    2.7557268276905696e-06,
+    2.7620201591031547e-07,
+    2.5100472505694996e-08,
+)
+#: t^(-1/3) ≈ P(t) on [1/8, 1] (relative error 4.7e-3: only the start of the cube-root iteration)
+RCBRT_COEFFS = (
+    2.7988854592825345,
+    -8.86205596576997,
+    22.93893305413307,
+    -33.11192983954031,
+    24.306264633800154,
+    -7.071565558866809,
+)
+#: the fast cube root covers (0, CBRT_MAX) after the exact reductions by 8 (more than the
+#: 8-bit sRGB gamut, whose X/Xn reaches 1.00005); above it the Lab kernel falls back to np.cbrt
+CBRT_MAX = 8.0
+
 if AVAILABLE:
+    _A0, _A1, _A2, _A3, _A4, _A5, _A6, _A7, _A8, _A9 = ATAN_COEFFS
+    _S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7 = SIN_COEFFS
+    _K0, _K1, _K2, _K3, _K4, _K5 = COS_COEFFS
+    _E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9 = EXP_COEFFS
+    _Q0, _Q1, _Q2, _Q3, _Q4, _Q5 = RCBRT_COEFFS
+
+    _FASTMATH = {"contract"}  # fused multiply-add only: see the module docstring
     _P7 = 25.0**7
+    _PI = math.pi
     _TWO_PI = 2.0 * math.pi
+    _PI_2 = 0.5 * math.pi
+    _PI_4 = 0.25 * math.pi
+    _TAN_PI_8 = math.tan(math.pi / 8.0)
+    _2_OVER_PI = 2.0 / math.pi
+    # π/2 in two parts (fdlibm's pio2_1, pio2_1t): k·_PIO2_HI is exact for the small k used here
+    _PIO2_HI = 1.57079632673412561417e00
+    _PIO2_LO = 6.07710050650619224932e-11
+    # ln 2 in two parts (fdlibm's ln2_hi, ln2_lo)
+    _LN2_HI = 6.93147180369123816490e-01
+    _LN2_LO = 1.90821492927058770002e-10
+    _LOG2_E = 1.0 / math.log(2.0)
     _R30 = math.radians(30.0)
-    _R6 = math.radians(6.0)
-    _R63 = math.radians(63.0)
-    _DEG = 180.0 / math.pi
+    _DEG_25 = 180.0 / math.pi / 25.0
+    _COS30, _SIN30 = math.cos(math.radians(30.0)), math.sin(math.radians(30.0))
+    _COS6, _SIN6 = math.cos(math.radians(6.0)), math.sin(math.radians(6.0))
+    _COS63, _SIN63 = math.cos(math.radians(63.0)), math.sin(math.radians(63.0))
     _HUE_TIE = 1e-9  # difference.HUE_TIE: a tie at 180° takes the same branch on both paths
+    _EPS = 216.0 / 24389.0  # conversions._EPSILON
+    _KAPPA_116 = 24389.0 / 27.0 / 116.0  # conversions._KAPPA / 116
+    _16_116 = 16.0 / 116.0
 
-    @njit(parallel=True, cache=True)
-    def _ciede2000(lab1, lab2, out, kL, kC, kH):  # pragma: no cover - compiled
-        # lab1, lab2: (n, 3) float64 (lab2 may have stride 0 when broadcast); same steps as
-        # difference._ciede2000, one pixel at a time.
-        for i in prange(out.shape[0]):
-            L1 = lab1[i, 0]
-            a1 = lab1[i, 1]
-            b1 = lab1[i, 2]
-            L2 = lab2[i, 0]
-            a2 = lab2[i, 1]
-            b2 = lab2[i, 2]
-            c_bar = 0.5 * (math.sqrt(a1 * a1 + b1 * b1) + math.sqrt(a2 * a2 + b2 * b2))
-            c_bar7 = c_bar**7
-            gp = 1.5 - 0.5 * math.sqrt(c_bar7 / (c_bar7 + _P7))
-            a1p = a1 * gp
-            a2p = a2 * gp
-            c1p = math.sqrt(a1p * a1p + b1 * b1)
-            c2p = math.sqrt(a2p * a2p + b2 * b2)
-            h1 = math.atan2(b1, a1p)
-            h2 = math.atan2(b2, a2p)
-            if h1 < 0.0:
-                h1 += _TWO_PI
-            if h2 < 0.0:
-                h2 += _TWO_PI
-            cp = c1p * c2p
-            if cp == 0.0:
-                dh = 0.0
-                hb = h1 + h2
-            else:
-                dh = h2 - h1
-                if dh > math.pi + _HUE_TIE:
-                    dh -= _TWO_PI
-                elif dh < -math.pi - _HUE_TIE:
-                    dh += _TWO_PI
-                s = h1 + h2
-                if abs(h1 - h2) > math.pi + _HUE_TIE:
-                    hb = (s + _TWO_PI) * 0.5 if s < _TWO_PI else (s - _TWO_PI) * 0.5
-                else:
-                    hb = s * 0.5
-            dHp = 2.0 * math.sqrt(cp) * math.sin(dh * 0.5)
-            l50 = 0.5 * (L1 + L2) - 50.0
-            l50 *= l50
-            cpb = 0.5 * (c1p + c2p)
-            cpb7 = cpb**7
-            t = (
-                1.0
-                - 0.17 * math.cos(hb - _R30)
-                + 0.24 * math.cos(2.0 * hb)
-                + 0.32 * math.cos(3.0 * hb + _R6)
-                - 0.20 * math.cos(4.0 * hb - _R63)
+    def _jit(**kwargs):
+        # error_model="numpy": x/0 gives inf or nan as in NumPy instead of raising, which would
+        # also keep the loops from vectorising
+        return njit(error_model="numpy", fastmath=_FASTMATH, cache=True, **kwargs)
+
+    @_jit(inline="always")
+    def _hue(y, x):  # pragma: no cover - compiled
+        # atan2(y, x) moved to [0, 2π) as NumPy's arctan2 plus "+2π where negative" gives it,
+        # signed zeros included (atan2(±0, -0) = π).
+        ax = abs(x)
+        ay = abs(y)
+        mx = max(ax, ay)
+        mn = min(ax, ay)
+        big = mn > _TAN_PI_8 * mx  # atan(t) = π/4 + atan((t-1)/(t+1)) for t > tan(π/8)
+        num = mn - mx if big else mn
+        den = mn + mx if big else mx
+        u = num / (den if den > 0.0 else 1.0)
+        z = u * u
+        p = (
+            (((((((_A9 * z + _A8) * z + _A7) * z + _A6) * z + _A5) * z + _A4) * z + _A3) * z + _A2) * z + _A1
+        ) * z + _A0
+        r = u + (u * z) * p
+        r = r + _PI_4 if big else r
+        r = _PI_2 - r if ay > ax else r
+        r = _PI - r if math.copysign(1.0, x) < 0.0 else r
+        return _TWO_PI - r if y < 0.0 else r
+
+    @_jit(inline="always")
+    def _sin(x):  # pragma: no cover - compiled
+        # |x| ≤ π/2
+        z = x * x
+        p = ((((((_S7 * z + _S6) * z + _S5) * z + _S4) * z + _S3) * z + _S2) * z + _S1) * z + _S0
+        return x + (x * z) * p
+
+    @_jit(inline="always")
+    def _cos(x):  # pragma: no cover - compiled
+        # |x| ≤ π/4
+        z = x * x
+        p = ((((_K5 * z + _K4) * z + _K3) * z + _K2) * z + _K1) * z + _K0
+        return 1.0 - 0.5 * z + (z * z) * p
+
+    @_jit(inline="always")
+    def _exp_neg(z):  # pragma: no cover - compiled
+        # exp(z) for z ≤ 0; below -45 it returns exp(-45) = 2.9e-20, which is 0 to CIEDE2000
+        z = z if z > -45.0 else -45.0  # also maps nan to a finite value (the result is nan anyway)
+        k = np.floor(z * _LOG2_E + 0.5)  # 0 ≥ k ≥ -65
+        r = (z - k * _LN2_HI) - k * _LN2_LO
+        p = (
+            (((((((_E9 * r + _E8) * r + _E7) * r + _E6) * r + _E5) * r + _E4) * r + _E3) * r + _E2) * r + _E1
+        ) * r + _E0
+        e = 1.0 + r + (r * r) * p
+        m = -k  # multiply by 2^-m, m < 128, one bit at a time (exact)
+        e = e * 5.421010862427522e-20 if m >= 64.0 else e
+        m = m - 64.0 if m >= 64.0 else m
+        e = e * 2.3283064365386963e-10 if m >= 32.0 else e
+        m = m - 32.0 if m >= 32.0 else m
+        e = e * 1.52587890625e-05 if m >= 16.0 else e
+        m = m - 16.0 if m >= 16.0 else m
+        e = e * 0.00390625 if m >= 8.0 else e
+        m = m - 8.0 if m >= 8.0 else m
+        e = e * 0.0625 if m >= 4.0 else e
+        m = m - 4.0 if m >= 4.0 else m
+        e = e * 0.25 if m >= 2.0 else e
+        m = m - 2.0 if m >= 2.0 else m
+        return e * 0.5 if m >= 1.0 else e
+
+    @_jit(inline="always")
+    def _cbrt(t):  # pragma: no cover - compiled
+        # t^(1/3) for 0.0014 < t < CBRT_MAX: exact reductions by 8 into [1/8, 1), a polynomial
+        # guess of t^(-1/3), two third-order steps y += y·(r/3 + 2r²/9), r = 1 - t·y³ (error
+        # 4.7e-3 → 5e-7 → 1e-18), then t^(1/3) = t·y².
+        hi = t >= 1.0
+        t = t * 0.125 if hi else t
+        lo1 = t < 0.125
+        t = t * 8.0 if lo1 else t
+        lo2 = t < 0.125
+        t = t * 8.0 if lo2 else t
+        y = ((((_Q5 * t + _Q4) * t + _Q3) * t + _Q2) * t + _Q1) * t + _Q0
+        r = 1.0 - t * (y * y * y)
+        y = y + y * (r * (1.0 / 3.0 + r * (2.0 / 9.0)))
+        r = 1.0 - t * (y * y * y)
+        y = y + y * (r * (1.0 / 3.0 + r * (2.0 / 9.0)))
+        c = t * (y * y)
+        c = c * 2.0 if hi else c
+        c = c * 0.5 if lo1 else c
+        return c * 0.5 if lo2 else c
+
+    @_jit(inline="always")
+    def _f_lab(t):  # pragma: no cover - compiled
+        # CIE's f(t); valid for t < CBRT_MAX (callers check). Both sides are computed (branch-free).
+        c = _cbrt(t if t > _EPS else _EPS)
+        return c if t > _EPS else t * _KAPPA_116 + _16_116
+
+    @_jit(inline="always")
+    def _de00(L1, a1, b1, L2, a2, b2, kL, kC, kH):  # pragma: no cover - compiled
+        # the steps of difference.ciede2000_numpy for one pair
+        c_bar = 0.5 * (math.sqrt(a1 * a1 + b1 * b1) + math.sqrt(a2 * a2 + b2 * b2))
+        c_bar2 = c_bar * c_bar
+        c_bar7 = c_bar2 * c_bar2 * c_bar2 * c_bar
+        gp = 1.5 - 0.5 * math.sqrt(c_bar7 / (c_bar7 + _P7))
+        a1p = a1 * gp
+        a2p = a2 * gp
+        c1p = math.sqrt(a1p * a1p + b1 * b1)
+        c2p = math.sqrt(a2p * a2p + b2 * b2)
+        h1 = _hue(b1, a1p)
+        h2 = _hue(b2, a2p)
+        cp = c1p * c2p
+        dh = h2 - h1
+        dh = dh - _TWO_PI if dh > _PI + _HUE_TIE else (dh + _TWO_PI if dh < -_PI - _HUE_TIE else dh)
+        s = h1 + h2
+        wrap = abs(h1 - h2) > _PI + _HUE_TIE
+        hb = ((s + _TWO_PI) if s < _TWO_PI else (s - _TWO_PI)) * 0.5 if wrap else s * 0.5
+        dh = 0.0 if cp == 0.0 else dh
+        hb = s if cp == 0.0 else hb
+        dHp = 2.0 * math.sqrt(cp) * _sin(dh * 0.5)
+        l50 = 0.5 * (L1 + L2) - 50.0
+        l50 = l50 * l50
+        cpb = 0.5 * (c1p + c2p)
+        cpb2 = cpb * cpb
+        cpb7 = cpb2 * cpb2 * cpb2 * cpb
+        # sin and cos of the mean hue: hb = k·π/2 + x, |x| ≤ π/4
+        k = np.floor(hb * _2_OVER_PI + 0.5)
+        x = (hb - k * _PIO2_HI) - k * _PIO2_LO
+        sx = _sin(x)
+        cx = _cos(x)
+        q = k - 4.0 * np.floor(k * 0.25)  # quadrant 0..3
+        odd = (q == 1.0) | (q == 3.0)
+        sh = cx if odd else sx
+        ch = -sx if odd else cx
+        sh = -sh if q >= 2.0 else sh
+        ch = -ch if q >= 2.0 else ch
+        c2h = ch * ch - sh * sh
+        s2h = 2.0 * sh * ch
+        c3h = ch * c2h - sh * s2h
+        s3h = sh * c2h + ch * s2h
+        c4h = c2h * c2h - s2h * s2h
+        s4h = 2.0 * s2h * c2h
+        t = (
+            1.0
+            - 0.17 * (ch * _COS30 + sh * _SIN30)
+            + 0.24 * c2h
+            + 0.32 * (c3h * _COS6 - s3h * _SIN6)
+            - 0.20 * (c4h * _COS63 + s4h * _SIN63)
+        )
+        w = hb * _DEG_25 - 11.0  # (h̄' in degrees - 275) / 25
+        d_theta = _R30 * _exp_neg(-(w * w))
+        r_t = -_sin(2.0 * d_theta) * 2.0 * math.sqrt(cpb7 / (cpb7 + _P7))
+        # ΔL'/(kL·S_L), ΔC'/(kC·S_C), ΔH'/(kH·S_H) share one division (the divider, shared with
+        # sqrt, is the busiest unit), with S_L = 1 + 0.015·l50/q = (q + 0.015·l50)/q, q = √(20+l50)
+        q = math.sqrt(20.0 + l50)
+        d_l = kL * (q + 0.015 * l50)
+        d_c = kC * (1.0 + 0.045 * cpb)
+        d_h = kH * (1.0 + 0.015 * cpb * t)
+        inv = 1.0 / (d_l * d_c * d_h)
+        tl = (L2 - L1) * q * (d_c * d_h) * inv
+        tc = (c2p - c1p) * (d_l * d_h) * inv
+        th = dHp * (d_l * d_c) * inv
+        return math.sqrt(tl * tl + tc * tc + th * th + r_t * tc * th)
+
+    # --- vector loops over one block (planar arrays); not inlined, so each stays one loop LLVM
+    # can vectorise with run-time overlap checks
+
+    @_jit(inline="never")
+    def _lab_block(r, g, b, L, A, B, k, m):  # pragma: no cover - compiled
+        # linear RGB planes -> Lab planes; returns how many pixels need np.cbrt (t ≥ CBRT_MAX)
+        m00, m01, m02 = m[0, 0], m[0, 1], m[0, 2]
+        m10, m11, m12 = m[1, 0], m[1, 1], m[1, 2]
+        m20, m21, m22 = m[2, 0], m[2, 1], m[2, 2]
+        out_of_range = 0
+        for j in range(k):
+            tx = m00 * r[j] + m01 * g[j] + m02 * b[j]
+            ty = m10 * r[j] + m11 * g[j] + m12 * b[j]
+            tz = m20 * r[j] + m21 * g[j] + m22 * b[j]
+            out_of_range += (tx >= CBRT_MAX) | (ty >= CBRT_MAX) | (tz >= CBRT_MAX)
+            fx = _f_lab(tx)
+            fy = _f_lab(ty)
+            fz = _f_lab(tz)
+            L[j] = 116.0 * fy - 16.0
+            A[j] = 500.0 * (fx - fy)
+            B[j] = 200.0 * (fy - fz)
+        return out_of_range
+
+    @_jit(inline="always")
+    def _f_lab_any(t):  # pragma: no cover - compiled
+        return np.cbrt(t) if t > _EPS else t * _KAPPA_116 + _16_116
+
+    @_jit(inline="never")
+    def _lab_fix(r, g, b, L, A, B, k, m):  # pragma: no cover - compiled
+        # the pixels of a block with t ≥ CBRT_MAX (out-of-range float input), through np.cbrt
+        for j in range(k):
+            tx = m[0, 0] * r[j] + m[0, 1] * g[j] + m[0, 2] * b[j]
+            ty = m[1, 0] * r[j] + m[1, 1] * g[j] + m[1, 2] * b[j]
+            tz = m[2, 0] * r[j] + m[2, 1] * g[j] + m[2, 2] * b[j]
+            if tx >= CBRT_MAX or ty >= CBRT_MAX or tz >= CBRT_MAX:
+                fx = _f_lab_any(tx)
+                fy = _f_lab_any(ty)
+                fz = _f_lab_any(tz)
+                L[j] = 116.0 * fy - 16.0
+                A[j] = 500.0 * (fx - fy)
+                B[j] = 200.0 * (fy - fz)
+
+    @_jit(inline="never")
+    def _de_block_ref(L1, A1, B1, L2, a2, b2, out, k, kL, kC, kH, ref_first):  # pragma: no cover
+        # ΔE00 of a block against one colour (L2, a2, b2), which is lab1 when ref_first
+        if ref_first:
+            for j in range(k):
+                out[j] = _de00(L2, a2, b2, L1[j], A1[j], B1[j], kL, kC, kH)
+        else:
+            for j in range(k):
+                out[j] = _de00(L1[j], A1[j], B1[j], L2, a2, b2, kL, kC, kH)
+
+    @_jit(inline="never")
+    def _de_block_pair(L1, A1, B1, L2, A2, B2, out, k, kL, kC, kH):  # pragma: no cover - compiled
+        for j in range(k):
+            out[j] = _de00(L1[j], A1[j], B1[j], L2[j], A2[j], B2[j], kL, kC, kH)
+
+    # --- parallel drivers: flat C-contiguous arrays, blocks shared out over the threads
+
+    @_jit(parallel=True)
+    def _srgb8_to_lab(rgb, lut, m, out):  # pragma: no cover - compiled
+        # rgb: (3n,) uint8; lut: the sRGB decoding of 0..255; out: (3n,) float64
+        n = out.shape[0] // 3
+        for blk in prange((n + BLOCK - 1) // BLOCK):
+            s = blk * BLOCK
+            k = min(s + BLOCK, n) - s
+            buf = np.empty(6 * BLOCK)
+            for j in range(k):
+                i = 3 * (s + j)
+                buf[j] = lut[rgb[i]]
+                buf[BLOCK + j] = lut[rgb[i + 1]]
+                buf[2 * BLOCK + j] = lut[rgb[i + 2]]
+            r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
+            L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
+            _lab_block(r, g, b, L, A, B, k, m)  # 8-bit input: t ≤ 1.00005, never out of range
+            for j in range(k):
+                i = 3 * (s + j)
+                out[i] = L[j]
+                out[i + 1] = A[j]
+                out[i + 2] = B[j]
+
+    @_jit(parallel=True)
+    def _linear_to_lab(lin, m, out):  # pragma: no cover - compiled
+        # lin: (3n,) float64 linear RGB; out: (3n,) float64
+        n = out.shape[0] // 3
+        for blk in prange((n + BLOCK - 1) // BLOCK):
+            s = blk * BLOCK
+            k = min(s + BLOCK, n) - s
+            buf = np.empty(6 * BLOCK)
+            for j in range(k):
+                i = 3 * (s + j)
+                buf[j] = lin[i]
+                buf[BLOCK + j] = lin[i + 1]
+                buf[2 * BLOCK + j] = lin[i + 2]
+            r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
+            L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
+            if _lab_block(r, g, b, L, A, B, k, m):
+                _lab_fix(r, g, b, L, A, B, k, m)
+            for j in range(k):
+                i = 3 * (s + j)
+                out[i] = L[j]
+                out[i + 1] = A[j]
+                out[i + 2] = B[j]
+
+    @_jit(parallel=True)
+    def _ciede2000_ref(lab, L2, a2, b2, out, kL, kC, kH, ref_first):  # pragma: no cover - compiled
+        # lab: (3n,) float64; one reference colour (second argument of ΔE, or first if ref_first)
+        n = out.shape[0]
+        for blk in prange((n + BLOCK - 1) // BLOCK):
+            s = blk * BLOCK
+            k = min(s + BLOCK, n) - s
+            buf = np.empty(3 * BLOCK)
+            for j in range(k):
+                i = 3 * (s + j)
+                buf[j] = lab[i]
+                buf[BLOCK + j] = lab[i + 1]
+                buf[2 * BLOCK + j] = lab[i + 2]
+            _de_block_ref(
+                buf[:BLOCK],
+                buf[BLOCK : 2 * BLOCK],
+                buf[2 * BLOCK :],
+                L2,
+                a2,
+                b2,
+                out[s : s + k],
+                k,
+                kL,
+                kC,
+                kH,
+                ref_first,
             )
-            d_theta = _R30 * math.exp(-(((hb * _DEG - 275.0) / 25.0) ** 2))
-            r_t = -math.sin(2.0 * d_theta) * 2.0 * math.sqrt(cpb7 / (cpb7 + _P7))
-            tl = (L2 - L1) / (kL * (1.0 + 0.015 * l50 / math.sqrt(20.0 + l50)))
-            tc = (c2p - c1p) / (kC * (1.0 + 0.045 * cpb))
-            th = dHp / (kH * (1.0 + 0.015 * cpb * t))
-            out[i] = math.sqrt(tl * tl + tc * tc + th * th + r_t * tc * th)
 
-    @njit(inline="always", cache=True)
-    def _store_lab(r, g, b, m, eps, kappa, out, i):  # pragma: no cover - compiled
-        # linear RGB -> XYZ / white (m has the white point folded in) -> f(t) -> L*a*b*
-        fx = m[0, 0] * r + m[0, 1] * g + m[0, 2] * b
-        fy = m[1, 0] * r + m[1, 1] * g + m[1, 2] * b
-        fz = m[2, 0] * r + m[2, 1] * g + m[2, 2] * b
-        fx = np.cbrt(fx) if fx > eps else (kappa * fx + 16.0) / 116.0
-        fy = np.cbrt(fy) if fy > eps else (kappa * fy + 16.0) / 116.0
-        fz = np.cbrt(fz) if fz > eps else (kappa * fz + 16.0) / 116.0
-        out[i, 0] = 116.0 * fy - 16.0
-        out[i, 1] = 500.0 * (fx - fy)
-        out[i, 2] = 200.0 * (fy - fz)
+    @_jit(parallel=True)
+    def _ciede2000_pair(lab1, lab2, out, kL, kC, kH):  # pragma: no cover - compiled
+        n = out.shape[0]
+        for blk in prange((n + BLOCK - 1) // BLOCK):
+            s = blk * BLOCK
+            k = min(s + BLOCK, n) - s
+            buf = np.empty(6 * BLOCK)
+            for j in range(k):
+                i = 3 * (s + j)
+                buf[j] = lab1[i]
+                buf[BLOCK + j] = lab1[i + 1]
+                buf[2 * BLOCK + j] = lab1[i + 2]
+                buf[3 * BLOCK + j] = lab2[i]
+                buf[4 * BLOCK + j] = lab2[i + 1]
+                buf[5 * BLOCK + j] = lab2[i + 2]
+            _de_block_pair(
+                buf[:BLOCK],
+                buf[BLOCK : 2 * BLOCK],
+                buf[2 * BLOCK : 3 * BLOCK],
+                buf[3 * BLOCK : 4 * BLOCK],
+                buf[4 * BLOCK : 5 * BLOCK],
+                buf[5 * BLOCK :],
+                out[s : s + k],
+                k,
+                kL,
+                kC,
+                kH,
+            )
 
-    @njit(parallel=True, cache=True)
-    def _linear_to_lab(lin, m, eps, kappa, out):  # pragma: no cover - compiled
-        for i in prange(lin.shape[0]):
-            _store_lab(lin[i, 0], lin[i, 1], lin[i, 2], m, eps, kappa, out, i)
+    @_jit(parallel=True)
+    def _srgb8_ciede2000(rgb, lut, m, L2, a2, b2, out, kL, kC, kH):  # pragma: no cover - compiled
+        # 8-bit sRGB -> Lab -> ΔE00 against (L2, a2, b2), the Lab kept in the block's scratch only
+        n = out.shape[0]
+        for blk in prange((n + BLOCK - 1) // BLOCK):
+            s = blk * BLOCK
+            k = min(s + BLOCK, n) - s
+            buf = np.empty(6 * BLOCK)
+            for j in range(k):
+                i = 3 * (s + j)
+                buf[j] = lut[rgb[i]]
+                buf[BLOCK + j] = lut[rgb[i + 1]]
+                buf[2 * BLOCK + j] = lut[rgb[i + 2]]
+            r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
+            L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
+            _lab_block(r, g, b, L, A, B, k, m)
+            _de_block_ref(L, A, B, L2, a2, b2, out[s : s + k], k, kL, kC, kH, False)
 
-    @njit(parallel=True, cache=True)
-    def _srgb8_to_lab(rgb8, lut, m, eps, kappa, out):  # pragma: no cover - compiled
-        # rgb8: (n, 3) uint8; lut: the sRGB decoding of 0..255.
-        for i in prange(rgb8.shape[0]):
-            _store_lab(lut[rgb8[i, 0]], lut[rgb8[i, 1]], lut[rgb8[i, 2]], m, eps, kappa, out, i)
+    @_jit(parallel=True)
+    def _linear_to_srgb8(x, thresholds, bins, n_bins, out):  # pragma: no cover - compiled
+        # conversions.linear_to_srgb8: level = bins[bin of x] + (x >= next threshold)
+        for i in prange(x.shape[0]):
+            v = x[i]
+            v = v if v > 0.0 else 0.0  # negative, -0.0 and NaN -> 0
+            v = v if v < 1.0 else 1.0
+            level = np.int64(bins[np.int64(v * n_bins)])
+            out[i] = level + (v >= thresholds[level + 1])
+
+
+def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
+    return np.ascontiguousarray(arr).reshape(-1)
 
 
 def ciede2000(
@@ -132,24 +513,61 @@ def ciede2000(
 ) -> NDArray[np.float64]:
     """CIEDE2000 of two float64 Lab arrays of one broadcast shape (…, 3)."""
     shape = np.broadcast_shapes(lab1.shape, lab2.shape)
-    a = np.broadcast_to(lab1, shape).reshape(-1, 3) if lab1.shape != shape else lab1.reshape(-1, 3)
-    b = np.broadcast_to(lab2, shape).reshape(-1, 3) if lab2.shape != shape else lab2.reshape(-1, 3)
-    out = np.empty(a.shape[0], dtype=np.float64)
-    _ciede2000(a, b, out, float(kL), float(kC), float(kH))
-    return out.reshape(shape[:-1])
+    out = np.empty(shape[:-1], dtype=np.float64)
+    flat_out = out.reshape(-1)
+    k = (float(kL), float(kC), float(kH))
+    if lab2.size == 3 or lab1.size == 3:  # one colour against many (or one against one)
+        ref_first = lab2.size != 3
+        ref = (lab1 if ref_first else lab2).reshape(3)
+        many = np.broadcast_to(lab2 if ref_first else lab1, shape)
+        with parallel_chunksize(CHUNK):
+            _ciede2000_ref(_flat(many), float(ref[0]), float(ref[1]), float(ref[2]), flat_out, *k, ref_first)
+    else:
+        with parallel_chunksize(CHUNK):
+            _ciede2000_pair(_flat(np.broadcast_to(lab1, shape)), _flat(np.broadcast_to(lab2, shape)), flat_out, *k)
+    return out
 
 
-def linear_to_lab(lin: NDArray[np.float64], m: NDArray[np.float64], eps: float, kappa: float) -> NDArray[np.float64]:
-    flat = lin.reshape(-1, 3)
-    out = np.empty_like(flat, dtype=np.float64)
-    _linear_to_lab(flat, m, eps, kappa, out)
-    return out.reshape(lin.shape)
+def linear_to_lab(lin: NDArray[np.float64], m: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Linear RGB (…, 3) float64 to CIELAB; ``m`` is RGB→XYZ with the white point divided out."""
+    out = np.empty(lin.shape, dtype=np.float64)
+    with parallel_chunksize(CHUNK):
+        _linear_to_lab(_flat(lin), m, out.reshape(-1))
+    return out
 
 
-def srgb8_to_lab(
-    rgb8: NDArray[np.uint8], lut: NDArray[np.float64], m: NDArray[np.float64], eps: float, kappa: float
+def srgb8_to_lab(rgb8: NDArray[np.uint8], lut: NDArray[np.float64], m: NDArray[np.float64]) -> NDArray[np.float64]:
+    """8-bit sRGB (…, 3) to CIELAB through the linearisation table ``lut``."""
+    out = np.empty(rgb8.shape, dtype=np.float64)
+    with parallel_chunksize(CHUNK):
+        _srgb8_to_lab(_flat(rgb8), lut, m, out.reshape(-1))
+    return out
+
+
+def srgb8_ciede2000(
+    rgb8: NDArray[np.uint8],
+    lut: NDArray[np.float64],
+    m: NDArray[np.float64],
+    ref: NDArray[np.float64],
+    kL: float,
+    kC: float,
+    kH: float,
 ) -> NDArray[np.float64]:
-    flat = np.ascontiguousarray(rgb8).reshape(-1, 3)
-    out = np.empty(flat.shape, dtype=np.float64)
-    _srgb8_to_lab(flat, lut, m, eps, kappa, out)
-    return out.reshape(rgb8.shape)
+    """ΔE00 between 8-bit sRGB pixels (…, 3) and one CIELAB colour, without the Lab image."""
+    out = np.empty(rgb8.shape[:-1], dtype=np.float64)
+    r = ref.reshape(3)
+    with parallel_chunksize(CHUNK):
+        _srgb8_ciede2000(
+            _flat(rgb8), lut, m, float(r[0]), float(r[1]), float(r[2]), out.reshape(-1), float(kL), float(kC), float(kH)
+        )
+    return out
+
+
+def linear_to_srgb8(
+    linear: NDArray[np.float64], thresholds: NDArray[np.float64], bins: NDArray[np.uint8], n_bins: int
+) -> NDArray[np.uint8]:
+    """8-bit sRGB levels of linear values by threshold counting (see conversions.linear_to_srgb8)."""
+    out = np.empty(linear.shape, dtype=np.uint8)
+    with parallel_chunksize(CHUNK * BLOCK):
+        _linear_to_srgb8(_flat(linear), thresholds, bins, float(n_bins), out.reshape(-1))
+    return out

@@ -1,9 +1,11 @@
 """Vectorised colour-space conversions: sRGB <-> linear RGB <-> XYZ (D65, 2°) <-> CIELAB <-> LCh(ab).
 
 Every function takes an array-like whose last axis has length 3 and any leading shape
-(a single colour, N×3 lists, H×W×3 images). Floating inputs keep their dtype
-(float32 stays float32 for speed on images; float64 gives round trips below 1e-9);
-integer inputs (8-bit sRGB) are computed in float64.
+(a single colour, N×3 lists, H×W×3 images) and computes in float64, whatever the input's
+dtype: float32 (and float16) input is widened, and results are float64 (round trips below 1e-9).
+There is no float32 path: measured, it could not be held within 1e-3 ΔE00 of float64 next to
+CIEDE2000's discontinuity at opposite hues, and 8-bit images are decoded through a float64 table
+anyway (docs/performance.md). Integer inputs of the sRGB functions are 8-bit sRGB (0–255).
 
 The constants follow IEC 61966-2-1 and CIE 15.4: the RGB→XYZ matrix is the standard's
 published 4-decimal matrix (the one colour-science uses, so sRGB→Lab agrees with it to
@@ -67,29 +69,27 @@ _KAPPA = 24389.0 / 27.0
 _DELTA = 6.0 / 29.0
 
 
-def _as_float(values: ArrayLike) -> NDArray[np.floating]:
-    """Return a float array; integer arrays are treated as 8-bit and scaled to [0, 1] by callers."""
+def _as_float(values: ArrayLike) -> NDArray[np.float64]:
+    """Return a float64 array (no copy when it already is one); integer arrays are treated as 8-bit
+    and scaled to [0, 1] by callers."""
     arr = np.asarray(values)
     if arr.shape[-1:] != (3,):
         raise ValueError(f"expected an array whose last axis has length 3, got shape {arr.shape}")
-    if np.issubdtype(arr.dtype, np.floating):
-        return arr
-    return arr.astype(np.float64)
+    return np.asarray(arr, dtype=np.float64)
 
 
-def _as_srgb_float(values: ArrayLike) -> NDArray[np.floating]:
+def _as_srgb_float(values: ArrayLike) -> NDArray[np.float64]:
     arr = np.asarray(values)
     if np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
         return _as_float(arr) / 255.0
     return _as_float(arr)
 
 
-def _matmul3(values: NDArray[np.floating], matrix: NDArray[np.float64]) -> NDArray[np.floating]:
-    # values @ matrix.T keeps the input's float precision when the matrix is cast to it.
-    return values @ matrix.T.astype(values.dtype, copy=False)
+def _matmul3(values: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
+    return values @ matrix.T
 
 
-def srgb_to_linear(rgb: ArrayLike) -> NDArray[np.floating]:
+def srgb_to_linear(rgb: ArrayLike) -> NDArray[np.float64]:
     """Decode sRGB (float in [0, 1], or integer 0–255) to linear RGB."""
     c = _as_srgb_float(rgb)
     out = np.empty_like(c)
@@ -104,7 +104,7 @@ def srgb_to_linear(rgb: ArrayLike) -> NDArray[np.floating]:
     return out
 
 
-def linear_to_srgb(linear: ArrayLike) -> NDArray[np.floating]:
+def linear_to_srgb(linear: ArrayLike) -> NDArray[np.float64]:
     """Encode linear RGB to sRGB floats (not clipped: out-of-gamut values stay outside [0, 1])."""
     c = _as_float(linear)
     out = np.empty_like(c)
@@ -126,71 +126,122 @@ def srgb8_to_linear(rgb8: ArrayLike) -> NDArray[np.float64]:
     x = np.asarray(rgb8)
     if x.dtype == np.uint8:
         return _srgb8_lut()[x]
-    return np.asarray(srgb_to_linear(x.astype(np.float64) / 255.0), dtype=np.float64)
+    return srgb_to_linear(x.astype(np.float64) / 255.0)
 
 
 def linear_to_srgb8(linear: ArrayLike) -> NDArray[np.uint8]:
-    """Encode linear RGB to 8-bit sRGB: clipped to [0, 1], encoded, rounded to the nearest level."""
+    """Encode linear RGB to 8-bit sRGB: clipped to [0, 1], encoded, rounded to the nearest level
+    (NaN encodes to 0).
+
+    Bit-identical to :func:`_linear_to_srgb8_reference` (clip, :func:`linear_to_srgb`, ×255, round
+    half to even) for every float64 input, without evaluating the transfer function: the level is
+    the number of the 255 decision thresholds at or below the value (:func:`_srgb8_thresholds`,
+    derived from the reference itself), found with a 4096-bin table and one comparison; large
+    inputs run in a numba kernel.
+    """
+    x = _as_float(linear)
+    thresholds, bins = _srgb8_encoder()
+    if _kernels.enabled(x.size // 3):
+        return _kernels.linear_to_srgb8(x, thresholds, bins, _SRGB8_BINS)
+    xc = np.where(x > 0.0, np.minimum(x, 1.0), 0.0)  # also NaN -> 0, as the reference's cast gives
+    level = bins[(xc * _SRGB8_BINS).astype(np.intp)]  # exact: the bin count is a power of two
+    level += xc >= thresholds[level.astype(np.intp) + 1]
+    return level
+
+
+def _linear_to_srgb8_reference(linear: ArrayLike) -> NDArray[np.uint8]:
+    """The defining formula of :func:`linear_to_srgb8` (slow: it evaluates the transfer function).
+
+    NaN gives 0 (the float-to-uint8 cast of NaN, with a warning)."""
     return np.round(linear_to_srgb(np.clip(np.asarray(linear, dtype=np.float64), 0.0, 1.0)) * 255.0).astype(np.uint8)
 
 
-def linear_rgb_to_xyz(linear: ArrayLike) -> NDArray[np.floating]:
+#: bins of [0, 1] in linear_to_srgb8's table: a power of two (so x·bins is exact) small enough that
+#: no bin holds two thresholds (the closest two, in the linear segment, are 1/(255·12.92) = 3.0e-4 apart)
+_SRGB8_BINS = 4096
+
+
+@functools.cache
+def _srgb8_thresholds() -> NDArray[np.float64]:
+    """The 255 decision thresholds of 8-bit sRGB encoding in linear light: ``t[k-1]`` is the
+    smallest float64 ``x`` with ``_linear_to_srgb8_reference(x) >= k``, found by bisection on the
+    float64 bit patterns of [0, 1] with the reference formula as oracle (so they are exact for this
+    machine's ``np.power``, whatever its last-bit rounding)."""
+    level = np.arange(1, 256)
+    lo = np.zeros(255, dtype=np.int64)  # bit patterns: non-negative doubles order as their bits
+    hi = np.full(255, np.float64(1.0).view(np.int64))
+    while np.any(hi - lo > 1):  # invariant: reference(lo) < level <= reference(hi)
+        mid = lo + (hi - lo) // 2
+        up = _linear_to_srgb8_reference(mid.view(np.float64).reshape(-1, 3)).reshape(-1) >= level
+        hi = np.where(up, mid, hi)
+        lo = np.where(up, lo, mid)
+    return hi.view(np.float64)
+
+
+@functools.cache
+def _srgb8_encoder() -> tuple[NDArray[np.float64], NDArray[np.uint8]]:
+    """(thresholds with -inf and +inf at both ends, level at the start of each table bin)."""
+    t = _srgb8_thresholds()
+    edges = np.arange(_SRGB8_BINS + 1, dtype=np.float64) / _SRGB8_BINS
+    bins = np.searchsorted(t, edges, side="right").astype(np.uint8)
+    if np.any(np.diff(np.searchsorted(t, edges, side="left")) > 1):  # pragma: no cover - a proof, not a branch
+        raise AssertionError("a table bin holds two sRGB decision thresholds: use more bins")
+    return np.concatenate([[-np.inf], t, [np.inf]]), bins
+
+
+def linear_rgb_to_xyz(linear: ArrayLike) -> NDArray[np.float64]:
     """Linear sRGB to CIE XYZ (D65, Y of white = 1)."""
     return _matmul3(_as_float(linear), RGB_TO_XYZ)
 
 
-def xyz_to_linear_rgb(xyz: ArrayLike) -> NDArray[np.floating]:
+def xyz_to_linear_rgb(xyz: ArrayLike) -> NDArray[np.float64]:
     """CIE XYZ (D65) to linear sRGB."""
     return _matmul3(_as_float(xyz), XYZ_TO_RGB)
 
 
-def _f(t: NDArray[np.floating]) -> NDArray[np.floating]:
+def _f(t: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(t > _EPSILON, np.cbrt(t), (_KAPPA * t + 16.0) / 116.0)
 
 
-def _f_inv(f: NDArray[np.floating]) -> NDArray[np.floating]:
+def _f_inv(f: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(f > _DELTA, f * f * f, (116.0 * f - 16.0) / _KAPPA)
 
 
-def xyz_to_lab(xyz: ArrayLike) -> NDArray[np.floating]:
+def xyz_to_lab(xyz: ArrayLike) -> NDArray[np.float64]:
     """CIE XYZ (D65, Y of white = 1) to CIELAB."""
     x = _as_float(xyz)
-    t = x / D65_XYZ.astype(x.dtype, copy=False)
-    f = _f(t)
+    f = _f(x / D65_XYZ)
     fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
-    return np.stack([116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)], axis=-1).astype(x.dtype, copy=False)
+    return np.stack([116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)], axis=-1)
 
 
-def lab_to_xyz(lab: ArrayLike) -> NDArray[np.floating]:
+def lab_to_xyz(lab: ArrayLike) -> NDArray[np.float64]:
     """CIELAB to CIE XYZ (D65, Y of white = 1)."""
     lab_ = _as_float(lab)
     fy = (lab_[..., 0] + 16.0) / 116.0
     fx = fy + lab_[..., 1] / 500.0
     fz = fy - lab_[..., 2] / 200.0
-    t = _f_inv(np.stack([fx, fy, fz], axis=-1))
-    return (t * D65_XYZ.astype(lab_.dtype, copy=False)).astype(lab_.dtype, copy=False)
+    return _f_inv(np.stack([fx, fy, fz], axis=-1)) * D65_XYZ
 
 
-def srgb_to_lab(rgb: ArrayLike) -> NDArray[np.floating]:
+def srgb_to_lab(rgb: ArrayLike) -> NDArray[np.float64]:
     """sRGB (float in [0, 1], or 8-bit integers) to CIELAB (D65, 2°).
 
-    Large uint8 and float64 inputs take the fused kernel of :mod:`huebench.color._kernels`
-    (same numbers to ~1e-13, ~5× faster on a 4-megapixel image).
+    Large inputs take the compiled kernels of :mod:`huebench.color._kernels` (the same numbers to
+    ~1e-13): ``uint8`` images through the linearisation table, others after :func:`srgb_to_linear`.
     """
     arr = np.asarray(rgb)
     if arr.shape[-1:] == (3,) and _kernels.enabled(arr.size // 3):
         if arr.dtype == np.uint8:
-            return _kernels.srgb8_to_lab(arr, _srgb8_lut(), _xyz_over_white(), _EPSILON, _KAPPA)
-        if arr.dtype == np.float64:
-            linear = np.asarray(srgb_to_linear(arr), dtype=np.float64)  # float64 in, float64 out
-            return _kernels.linear_to_lab(linear, _xyz_over_white(), _EPSILON, _KAPPA)
+            return _kernels.srgb8_to_lab(arr, _srgb8_lut(), _xyz_over_white())
+        return _kernels.linear_to_lab(srgb_to_linear(arr), _xyz_over_white())
     return xyz_to_lab(linear_rgb_to_xyz(srgb_to_linear(arr)))
 
 
 @functools.cache
 def _srgb8_lut() -> NDArray[np.float64]:
     levels = np.repeat(np.arange(256, dtype=np.float64)[:, None] / 255.0, 3, axis=1)
-    return np.asarray(srgb_to_linear(levels)[:, 0], dtype=np.float64).copy()
+    return srgb_to_linear(levels)[:, 0].copy()
 
 
 @functools.cache
@@ -198,23 +249,23 @@ def _xyz_over_white() -> NDArray[np.float64]:
     return RGB_TO_XYZ / D65_XYZ[:, None]
 
 
-def lab_to_srgb(lab: ArrayLike, *, clip: bool = False) -> NDArray[np.floating]:
+def lab_to_srgb(lab: ArrayLike, *, clip: bool = False) -> NDArray[np.float64]:
     """CIELAB to sRGB floats; ``clip=True`` clips to the displayable [0, 1] range."""
     rgb = linear_to_srgb(xyz_to_linear_rgb(lab_to_xyz(lab)))
     return np.clip(rgb, 0.0, 1.0) if clip else rgb
 
 
-def lab_to_lch(lab: ArrayLike) -> NDArray[np.floating]:
+def lab_to_lch(lab: ArrayLike) -> NDArray[np.float64]:
     """CIELAB to LCh(ab): hue in degrees in [0, 360)."""
     lab_ = _as_float(lab)
     a, b = lab_[..., 1], lab_[..., 2]
     h = np.degrees(np.arctan2(b, a)) % 360.0
-    return np.stack([lab_[..., 0], np.hypot(a, b), h], axis=-1).astype(lab_.dtype, copy=False)
+    return np.stack([lab_[..., 0], np.hypot(a, b), h], axis=-1)
 
 
-def lch_to_lab(lch: ArrayLike) -> NDArray[np.floating]:
+def lch_to_lab(lch: ArrayLike) -> NDArray[np.float64]:
     """LCh(ab) with hue in degrees to CIELAB."""
     lch_ = _as_float(lch)
     h = np.radians(lch_[..., 2])
     c = lch_[..., 1]
-    return np.stack([lch_[..., 0], c * np.cos(h), c * np.sin(h)], axis=-1).astype(lch_.dtype, copy=False)
+    return np.stack([lch_[..., 0], c * np.cos(h), c * np.sin(h)], axis=-1)

@@ -1,21 +1,25 @@
-"""Colour differences on CIELAB arrays (any leading shape, broadcasting like NumPy).
+"""Colour differences on CIELAB arrays (any leading shape, broadcasting like NumPy), in float64.
 
 - :func:`delta_e` with ``method="cie76"`` (Euclidean ΔE*ab) or ``"ciede2000"`` (Sharma, Wu &
   Dalal 2005, with the parametric factors kL, kC, kH);
+- :func:`srgb_delta_e`: ΔE between sRGB pixels and CIELAB colours, equal to
+  ``delta_e(srgb_to_lab(rgb), lab)``; 8-bit images against one colour skip the Lab image;
 - :func:`delta_chroma`: Euclidean distance in the a*b* plane (GenColorBench's "Delta Chroma");
 - :func:`delta_hue`: absolute hue-angle difference in degrees, gated by chroma.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from huebench.color import _kernels
+from huebench.color.conversions import D65_XYZ, RGB_TO_XYZ, srgb8_to_linear, srgb_to_lab
 
-__all__ = ["DELTA_E_METHODS", "HUE_CHROMA_THRESHOLD", "delta_chroma", "delta_e", "delta_hue"]
+__all__ = ["DELTA_E_METHODS", "HUE_CHROMA_THRESHOLD", "delta_chroma", "delta_e", "delta_hue", "srgb_delta_e"]
 
 DELTA_E_METHODS = ("ciede2000", "cie76")
 
@@ -32,14 +36,14 @@ _25_POW_7 = 25.0**7
 HUE_TIE = 1e-9
 
 
-def _lab_pair(lab1: ArrayLike, lab2: ArrayLike) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+def _lab_pair(lab1: ArrayLike, lab2: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     a = np.asarray(lab1)
     b = np.asarray(lab2)
     for name, arr in (("lab1", a), ("lab2", b)):
         if arr.shape[-1:] != (3,):
             raise ValueError(f"{name}: expected CIELAB values with a last axis of length 3, got shape {arr.shape}")
-    dtype = np.result_type(a.dtype, b.dtype, np.float32)
-    return a.astype(dtype, copy=False), b.astype(dtype, copy=False)
+    # float64 whatever the input (float32 is widened: there is no float32 path, see conversions)
+    return np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
 
 
 def delta_e(
@@ -50,7 +54,7 @@ def delta_e(
     kL: float = 1.0,
     kC: float = 1.0,
     kH: float = 1.0,
-) -> NDArray[np.floating]:
+) -> NDArray[np.float64]:
     """Colour difference between two CIELAB arrays (broadcast against each other).
 
     ``kL``, ``kC`` and ``kH`` are CIEDE2000's parametric weights (1 for the reference
@@ -64,18 +68,60 @@ def delta_e(
     raise ValueError(f"unknown delta_e method {method!r}; choose one of {', '.join(DELTA_E_METHODS)}")
 
 
-def _ciede2000(lab1: ArrayLike, lab2: ArrayLike, kL: float, kC: float, kH: float) -> NDArray[np.floating]:
+def _kernel_weights(kL: float, kC: float, kH: float) -> bool:
+    # the kernel folds the three weights into one division, which only equals the reference for
+    # positive finite weights (the reference's kL = 0 gives inf where the fold would give nan)
+    return all(0.0 < k < np.inf for k in (kL, kC, kH))
+
+
+def _ciede2000(lab1: ArrayLike, lab2: ArrayLike, kL: float, kC: float, kH: float) -> NDArray[np.float64]:
     a, b = _lab_pair(lab1, lab2)
-    if a.dtype == np.float64 and _kernels.enabled(int(np.prod(np.broadcast_shapes(a.shape, b.shape)[:-1]))):
-        # _lab_pair gives both one dtype, so both are float64 here (asarray neither copies nor casts)
-        return _kernels.ciede2000(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), kL, kC, kH)
-    return ciede2000_numpy(a, b, kL, kC, kH)
+    if _kernels.enabled(int(np.prod(np.broadcast_shapes(a.shape, b.shape)[:-1]))) and _kernel_weights(kL, kC, kH):
+        return _kernels.ciede2000(a, b, kL, kC, kH)
+    return np.asarray(ciede2000_numpy(a, b, kL, kC, kH), dtype=np.float64)  # float64 in, float64 out
+
+
+def srgb_delta_e(
+    rgb: ArrayLike,
+    lab: ArrayLike,
+    method: Literal["ciede2000", "cie76"] = "ciede2000",
+    *,
+    kL: float = 1.0,
+    kC: float = 1.0,
+    kH: float = 1.0,
+) -> NDArray[np.float64]:
+    """``delta_e(srgb_to_lab(rgb), lab, ...)``, the same numbers (to ~1e-13).
+
+    For a large 8-bit image against one colour (``lab`` of shape (3,)) with CIEDE2000, one
+    compiled kernel goes from the pixels to ΔE00 without writing the Lab image out (what scoring a
+    pixel set against a target colour needs); otherwise it is the two calls.
+    """
+    arr = np.asarray(rgb)
+    ref = np.asarray(lab)
+    if (
+        method == "ciede2000"
+        and arr.dtype == np.uint8
+        and arr.shape[-1:] == (3,)
+        and ref.shape == (3,)
+        and _kernels.enabled(arr.size // 3)
+        and _kernel_weights(kL, kC, kH)
+    ):
+        lut, m = _srgb8_tables()
+        return _kernels.srgb8_ciede2000(arr, lut, m, np.asarray(ref, dtype=np.float64), kL, kC, kH)
+    return delta_e(srgb_to_lab(arr), ref, method, kL=kL, kC=kC, kH=kH)
+
+
+@functools.cache
+def _srgb8_tables() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    # the tables srgb_to_lab's kernel uses: the decoding of 0..255 and RGB→XYZ over the white
+    return srgb8_to_linear(np.arange(256, dtype=np.uint8)), RGB_TO_XYZ / D65_XYZ[:, None]
 
 
 def ciede2000_numpy(
     a: NDArray[np.floating], b: NDArray[np.floating], kL: float, kC: float, kH: float
 ) -> NDArray[np.floating]:
-    """The reference NumPy CIEDE2000 (any float dtype); large float64 inputs use the fused kernel."""
+    """The reference NumPy CIEDE2000 (any float dtype); :func:`delta_e` runs large inputs through
+    the compiled kernel instead, which tests hold to this function."""
     L1, a1, b1 = a[..., 0], a[..., 1], a[..., 2]
     L2, a2, b2 = b[..., 0], b[..., 1], b[..., 2]
 
@@ -134,7 +180,7 @@ def ciede2000_numpy(
     return np.sqrt(tl * tl + tc * tc + th * th + r_t * tc * th)
 
 
-def delta_chroma(lab1: ArrayLike, lab2: ArrayLike) -> NDArray[np.floating]:
+def delta_chroma(lab1: ArrayLike, lab2: ArrayLike) -> NDArray[np.float64]:
     """Euclidean distance between the two colours' (a*, b*) chromaticities (lightness ignored)."""
     a, b = _lab_pair(lab1, lab2)
     return np.hypot(a[..., 1] - b[..., 1], a[..., 2] - b[..., 2])
@@ -146,7 +192,7 @@ def delta_hue(
     *,
     chroma_threshold: float = HUE_CHROMA_THRESHOLD,
     neutral: float = 0.0,
-) -> NDArray[np.floating]:
+) -> NDArray[np.float64]:
     """Absolute hue-angle difference in degrees (0–180), with chroma gating.
 
     A hue angle carries no information when the colour is (near) achromatic, so wherever
