@@ -366,3 +366,19 @@ def test_report_figures_escape_their_data():
         [evil], ["a"], [[{"inner": "#102030", "outer": "javascript:x", "named": None, "title": evil}]]
     )
     assert "<script>" not in grid and "javascript" not in grid and "none" in grid
+
+
+def test_a_namer_with_one_name_is_constant_but_rarely_right():
+    from huebench.benchmarks.known_colors.metrics import constancy_metrics
+
+    names = load_system("basic").names
+    records = [
+        {"probe": "constancy", "color": c, "object": "sphere", "light": light, "white_balance": False,
+         "light_name": "orange", "shown_name": c, "choice": {"named": "yellow", "correct": c == "yellow"}}
+        for c in names for light in stimuli.LIGHTS
+    ]  # fmt: skip
+    m = constancy_metrics(records, "choice", names, "D65", seed=0)
+    assert m["index"]["unbalanced"]["value"] == 1.0 and m["index"]["unbalanced"]["n"] == 11
+    assert m["index_when_right"]["unbalanced"] == {"value": 1.0, "low": 1.0, "high": 1.0, "n": 1}  # yellow only
+    assert m["accuracy"]["unbalanced"]["A"] == pytest.approx(1 / 11)
+    assert m["light_color_rate"]["unbalanced"]["value"] == 0.0  # never orange

@@ -402,7 +402,7 @@ def curves_svg(
     plot_h = height - top - 46
     strip_h = 12 if strip else 0
     w = left + width + right
-    h = top + plot_h + strip_h + 44
+    h = max(top + plot_h + strip_h + 44, top + 14 * len(series) + 16)  # room for every legend entry
 
     def sx(v: float) -> float:
         return left + width * (float(v) / xmax)

@@ -91,7 +91,8 @@ class KnownColors(Benchmark):
     progress_phase = "rendering and naming"
     option_help: ClassVar[dict[str, str]] = {
         "system": "The names the model chooses among: basic (11 terms), iscc-nbs-l2 (29) or css3 (147).",
-        "quick": "Smaller renders (48 px, 16 spp), 10 shapes, fewer shapes per probe: a few minutes on a laptop CPU.",
+        "quick": "Smaller renders (48 px, 16 spp), 10 shapes, fewer shapes per probe: 883 images with the basic "
+        "system, about a minute of rendering on a 2-core CPU (docs/known-colors.md, Run time).",
         "probes": "all, or comma-separated naming, constancy, contrast, boundaries (docs/known-colors.md, The probes).",
         "objects": "Shapes: default (all 15; 10 with --quick), all, or comma-separated names of the renderer's objects.",
         "size": "Image size in pixels (default: 48 with --quick, else 64).",
@@ -308,7 +309,13 @@ class KnownColors(Benchmark):
         cache = default_render_cache()
         pictures = [make_picture(s.inputs, cache) for s in samples]
         per_sample = [self._requests(cap, p.image, s.inputs["noun"]) for s, p in zip(samples, pictures, strict=True)]
-        flat = ctx.answer([r for rs in per_sample for r in rs])
+        requests = [r for rs in per_sample for r in rs]
+        # one shape's images side by side, so that a contrastive model embeds its captions once for them
+        order = sorted(range(len(requests)), key=lambda k: getattr(requests[k], "texts", ()))
+        answered = ctx.answer([requests[k] for k in order])
+        flat: list[dict[str, Any]] = [{}] * len(requests)
+        for k, a in zip(order, answered, strict=True):
+            flat[k] = a
         k = 0
         for s, p, reqs in zip(samples, pictures, per_sample, strict=True):
             outs = flat[k : k + len(reqs)]

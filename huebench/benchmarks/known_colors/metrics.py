@@ -119,6 +119,7 @@ def constancy_metrics(
     out: Record = {
         "chance": 1.0 / len(names),
         "index": {},
+        "index_when_right": {},
         "by_light": {},
         "accuracy": {},
         "light_color_rate": {},
@@ -127,8 +128,9 @@ def constancy_metrics(
     for wb, of in sorted(_grouped(rs, lambda r: "balanced" if r["white_balance"] else "unbalanced").items()):
         groups = _grouped(of, lambda r: (r["color"], r["object"]))
         per_group: list[float] = []
+        when_right: list[float] = []  # a namer that says one name for everything is constant too
         per_light: dict[str, list[float]] = {}
-        for group in groups.values():
+        for (color, _), group in groups.items():
             by_light = {r["light"]: r[method]["named"] for r in group}
             if reference not in by_light:
                 continue  # the reference render was not run (--limit): no agreement to measure
@@ -136,9 +138,12 @@ def constancy_metrics(
             agree = {light: float(ref is not None and n == ref) for light, n in by_light.items() if light != reference}
             if agree:
                 per_group.append(float(np.mean(list(agree.values()))))
+                if ref == color:
+                    when_right.append(per_group[-1])
             for light, v in agree.items():
                 per_light.setdefault(light, []).append(v)
         out["index"][wb] = _ci(per_group, seed)
+        out["index_when_right"][wb] = _ci(when_right, seed)
         out["by_light"][wb] = {light: float(np.mean(v)) for light, v in per_light.items()}
         out["accuracy"][wb] = {
             light: float(np.mean([bool(r[method]["correct"]) for r in lr]))

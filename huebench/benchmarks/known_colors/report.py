@@ -66,6 +66,14 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
                             "1 = constant; chance ≈ " + fmt_num(cm["chance"]),
                         ]
                     )
+                    rows.append(
+                        [
+                            title,
+                            f"constancy index, {wb}, albedos named right under {REFERENCE_LIGHT}",
+                            *_ci_cells(cm["index_when_right"][wb]),
+                            "a namer with one name for everything is constant too",
+                        ]
+                    )
             if "unbalanced" in cm["light_color_rate"]:
                 rows.append(
                     [
@@ -239,6 +247,7 @@ def _constancy(
             [
                 camera,
                 *_ci_cells(cm["index"][camera]),
+                f"{fmt_num(cm['index_when_right'][camera]['value'])} (n {cm['index_when_right'][camera]['n']})",
                 ", ".join(f"{k} {fmt_num(v, 2)}" for k, v in cm["by_light"][camera].items()),
                 ", ".join(f"{k} {fmt_num(v, 2)}" for k, v in cm["accuracy"][camera].items()),
                 fmt_num(cm["light_color_rate"][camera]["value"]),
@@ -254,6 +263,7 @@ def _constancy(
                     "constancy index",
                     "95% CI",
                     "groups",
+                    f"index, named right under {REFERENCE_LIGHT}",
                     f"agreement with {REFERENCE_LIGHT}, per light",
                     "accuracy per light",
                     "names the light's colour",
