@@ -382,3 +382,16 @@ def test_a_namer_with_one_name_is_constant_but_rarely_right():
     assert m["index_when_right"]["unbalanced"] == {"value": 1.0, "low": 1.0, "high": 1.0, "n": 1}  # yellow only
     assert m["accuracy"]["unbalanced"]["A"] == pytest.approx(1 / 11)
     assert m["light_color_rate"]["unbalanced"]["value"] == 0.0  # never orange
+
+
+def test_an_unusable_render_cache_stops_the_run_in_one_line(cli, tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("HUEBENCH_RENDER_CACHE", str(blocker / "renders"))
+    out = tmp_path / "run"
+    code, _, err = cli(
+        "run", "known-colors", "-m", "random", "--probes", "naming", "--out", out, "--no-cache", "--no-progress"
+    )
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "render cache" in err and "Not a directory" in err and "HUEBENCH_RENDER_CACHE=off" in err
+    assert not out.exists()  # nothing was started

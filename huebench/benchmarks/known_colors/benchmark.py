@@ -263,6 +263,11 @@ class KnownColors(Benchmark):
 
     # -- evaluation ------------------------------------------------------------------------------
     def check_model(self, model: Model) -> Capability:
+        from huebench.benchmarks.known_colors.cache import default_render_cache
+
+        # called before the first sample: a render cache that cannot be made stops the run here, in
+        # one line, instead of failing every sample
+        default_render_cache()
         if self.capability != "auto":
             cap = Capability(self.capability)
             model.require(cap)
