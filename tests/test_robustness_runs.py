@@ -494,6 +494,26 @@ def test_options_given_twice_or_in_conflict_are_refused(cli, tmp_path, args, mes
     assert not out.exists()
 
 
+def test_a_yes_no_option_stands_alone_as_a_flag_and_no_other_does(cli, tmp_path):
+    from huebench.benchmarks.base import FLAG_WITHOUT_VALUE, get_benchmark
+    from huebench.cli.runs import options_from_command_line
+    from huebench.errors import HuebenchError
+
+    given = options_from_command_line([], ["--quick", "--system", "css3", "--no-quick"])
+    assert given == {"quick": FLAG_WITHOUT_VALUE, "system": "css3", "no_quick": FLAG_WITHOUT_VALUE}
+    diagnostic = get_benchmark("gencolor-diagnostic")
+    assert diagnostic.check_options({"quick": FLAG_WITHOUT_VALUE})["quick"] is True
+    assert diagnostic.check_options({"no_quick": FLAG_WITHOUT_VALUE})["quick"] is False
+    with pytest.raises(HuebenchError, match="'quick' is given twice"):
+        diagnostic.check_options({"quick": "true", "no_quick": FLAG_WITHOUT_VALUE})
+    with pytest.raises(HuebenchError, match=r"--system needs a value: --system VALUE \(only yes/no options"):
+        diagnostic.check_options({"system": FLAG_WITHOUT_VALUE})
+    out = tmp_path / "r"
+    code, _, err = cli("run", "colornames", "-m", "reference:random", "--variants", "--out", out, "--no-progress")
+    assert code == 2 and "--variants needs a value" in _one_line_error(err)
+    assert not out.exists()
+
+
 # ------------------------------------------------------------ found by a review of the change
 def test_option_values_from_the_command_line_keep_their_text_and_types():
     from huebench.benchmarks.base import get_benchmark

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "FLAG_WITHOUT_VALUE",
     "Benchmark",
     "OptionSpec",
     "Sample",
@@ -55,6 +56,16 @@ RUN_FLAGS = (
     "model", "limit", "out", "batch-size", "device", "dtype", "seed", "resume", "cache", "no-cache",
     "option", "progress", "no-progress", "json", "chunk-size", "executor", "ray-address", "workers", "debug",
 )  # fmt: skip
+
+
+class _FlagWithoutValue:
+    def __repr__(self) -> str:
+        return "FLAG_WITHOUT_VALUE"
+
+
+#: the value of an option given on the command line as a bare flag (``--quick``, ``--no-quick``):
+#: true (false with ``no-``) for a yes/no option, a one-line error for any other
+FLAG_WITHOUT_VALUE: Any = _FlagWithoutValue()
 
 
 @dataclass(frozen=True)
@@ -219,6 +230,20 @@ class Benchmark(ABC):
         out: dict[str, Any] = {}
         for key, value in options.items():
             spec = specs.get(key)
+            if value is FLAG_WITHOUT_VALUE:
+                negated = specs.get(key[3:]) if spec is None and key.startswith("no_") else None
+                if spec is not None and spec.kind == "bool":
+                    value = True
+                elif negated is not None and negated.kind == "bool":
+                    key, spec, value = key[3:], negated, False
+                elif spec is not None or negated is not None:
+                    flag = "--" + key.replace("_", "-")
+                    raise HuebenchError(
+                        f"{flag} needs a value: {flag} VALUE (only yes/no options stand alone; "
+                        f"see `huebench list options {cls.name}`)"
+                    )
+                if key in out:
+                    raise HuebenchError(f"benchmark option {key!r} is given twice; give it once")
             if spec is None:
                 flags = [f"--{f}" for f in RUN_FLAGS]
                 settings = [n for n in specs if n not in cls.internal_options]
@@ -270,6 +295,13 @@ class Benchmark(ABC):
 
     @abstractmethod
     def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]: ...
+
+    def complete_records(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Work that needs every sample's record (CoDa's probes train on all the training objects),
+        done once by the run that holds the folder, after the last sample is recorded; its outcome
+        goes into the records it returns, which are stored, so :meth:`metrics` (and with it
+        ``rescore`` and ``report``) only reads it. By default the records as they are."""
+        return records
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Section]:
         return []

@@ -44,7 +44,10 @@ def _merge_options(*parts: dict[str, object]) -> dict[str, object]:
 
 
 def _extra_options(args: list[str]) -> dict[str, object]:
-    """``--probes DIR --images ROOT`` → ``{"probes": "DIR", "images": "ROOT"}`` (benchmark options)."""
+    """``--probes DIR --images ROOT --quick`` → ``{"probes": "DIR", "images": "ROOT", "quick":
+    FLAG_WITHOUT_VALUE}`` (benchmark options)."""
+    from huebench.benchmarks.base import FLAG_WITHOUT_VALUE
+
     out: dict[str, object] = {}
     i = 0
     while i < len(args):
@@ -56,12 +59,15 @@ def _extra_options(args: list[str]) -> dict[str, object]:
         if arg == "--debug":
             raise typer.BadParameter("--debug goes before the command: `huebench --debug run …`")
         key, sep, value = arg[2:].partition("=")
-        if not sep:
-            if i + 1 >= len(args) or args[i + 1].startswith("--"):
-                raise typer.BadParameter(f"{arg} needs a value")
-            value = args[i + 1]
-            i += 1
-        one = _parse_options([f"{key}={value}"])
+        if not sep and (i + 1 >= len(args) or args[i + 1].startswith("--")):
+            # a bare flag: true for a yes/no option (--no-KEY: false); the benchmark's option types
+            # decide, and any other option says it needs a value
+            one: dict[str, object] = {key.replace("-", "_"): FLAG_WITHOUT_VALUE}
+        else:
+            if not sep:
+                value = args[i + 1]
+                i += 1
+            one = _parse_options([f"{key}={value}"])
         if one.keys() & out.keys():
             raise typer.BadParameter(f"benchmark option {arg!r} is given twice; give it once")
         out.update(one)
