@@ -268,9 +268,9 @@ def test_benchmark_command_groups_live_in_their_folders():
     from huebench.cli import app, benchmark_cli_modules
 
     assert benchmark_cli_modules() == [
-        f"huebench.benchmarks.{n}.cli" for n in ("coda", "colorswap", "gencolor", "rainbow")
+        f"huebench.benchmarks.{n}.cli" for n in ("coda", "colorbench", "colorswap", "gencolor", "rainbow")
     ]
     groups = {g.name for g in app.registered_groups}
-    assert {"coda", "colorswap", "gencolor", "rainbow", "color", "list"} <= groups
+    assert {"coda", "colorbench", "colorswap", "gencolor", "rainbow", "color", "list"} <= groups
     # score-image's help shows the scorer's default k without loading the colour core: they must agree
     assert gencolor_cli.DEFAULT_K == scoring.DEFAULT_K
