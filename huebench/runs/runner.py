@@ -551,7 +551,7 @@ def finalize(
 
     config = read_config(run_dir)
     latest = read_records(run_dir / "records.jsonl")
-    records = [latest[i] for i in sample_order if i in latest]
+    records = bench.complete_records([latest[i] for i in sample_order if i in latest])
     text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n" for r in records)
     atomic_write_text(run_dir / "records.jsonl", text)
     results = compute_results(bench, config, records)

@@ -14,13 +14,22 @@
    MDL = Σ (n_i − n_{i−1}) L(n_i), SDL_ε = Σ (n_i − n_{i−1}) max(L(n_i) − ε, 0),
    εSC = the smallest n_i with L(n_i) ≤ ε, else "> n_max" — reported cumulatively at every size.
 
-Feature extraction is what touches the model (cached per object and template set); the probes
-are trained in ``metrics`` from the stored features, so ``huebench rescore`` recomputes them.
+Feature extraction is what touches the model (cached per object and template set). The probes
+are trained once, after every object's features are recorded (``complete_records``), and each
+probe's predicted distribution for every val and test object is stored in that object's record,
+with a digest of what they were trained on; ``metrics`` — and with it ``huebench rescore`` and
+``huebench report`` — computes the curves from those predictions and never trains. Records whose
+predictions are missing or were trained on other features (a run made before they were stored, or
+stopped before training) are refused in one line saying how long training takes; ``--resume`` on
+the run trains and stores them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -36,6 +45,13 @@ from huebench.models.requests import Answers, TextFeatures
 
 __all__ = ["CodaProbe", "description_lengths", "train_probe"]
 
+#: the probe's own settings (the paper's); part of what stored predictions were trained with
+LR, HIDDEN, DROPOUT = 1e-4, 512, 0.1
+#: the split the probes are trained on, and those their predictions are stored for
+TRAIN, HELD_OUT = "train", ("val", "test")
+#: epochs timed to say how long training would take, when a run's records lack the predictions
+ESTIMATE_EPOCHS = 20
+
 
 def train_probe(
     x: np.ndarray,
@@ -43,9 +59,9 @@ def train_probe(
     *,
     steps: int,
     seed: int,
-    lr: float = 1e-4,
-    hidden: int = 512,
-    dropout: float = 0.1,
+    lr: float = LR,
+    hidden: int = HIDDEN,
+    dropout: float = DROPOUT,
     on_step: Callable[[], None] | None = None,
 ) -> Any:
     """Train the MLP probe on features ``x`` → distributions ``y``; returns the model (eval mode).
@@ -170,58 +186,119 @@ class CodaProbe(Benchmark):
                 "batch_size": outs[k - 1]["batch_size"],
             }
 
-    def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        by_split = {s: [r for r in records if r["split"] == s] for s in ("train", "val", "test")}
-        train = by_split["train"]
-        if not train or not by_split["val"] or not by_split["test"]:
+    def _splits(self, records: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+        """The scored records by split; each split must have objects."""
+        by_split = {s: [r for r in records if r.get("status") == "ok" and r["split"] == s] for s in (TRAIN, *HELD_OUT)}
+        if not all(by_split.values()):
             raise HuebenchError("coda-probe needs objects in the train, val and test splits")
-        x_train = np.array([r["features"] for r in train])
-        y_train = np.array([r["truth"] for r in train])
-        # standardise with training statistics so one learning rate suits every encoder
-        mu, sd = x_train.mean(axis=0), x_train.std(axis=0) + 1e-6
-        held = {s: (np.array([r["features"] for r in by_split[s]]) - mu) / sd for s in ("val", "test")}
-        truth = {s: np.array([r["truth"] for r in by_split[s]]) for s in ("val", "test")}
-        n_max = len(train)
-        sizes = sorted({round(float(v)) for v in np.logspace(0, math.log10(n_max), self.points)})
-        curve: dict[str, dict[int, list[dict[str, float]]]] = {
-            "val": {n: [] for n in sizes},
-            "test": {n: [] for n in sizes},
-        }
-        n_probes = self.n_seeds * len(sizes)
+        return by_split
+
+    def _sizes(self, n_max: int) -> list[int]:
+        """The training sizes: ``points`` log-spaced from 1 to ``n_max`` (rounded, distinct)."""
+        return sorted({round(float(v)) for v in np.logspace(0, math.log10(n_max), self.points)})
+
+    def _trained_on(self, by_split: dict[str, list[dict[str, Any]]]) -> str:
+        """A digest of everything the probes' predictions depend on: the settings, and each
+        object's id, features and truth by split (records read back from JSON give the same)."""
+        settings = {"seed": self.seed, "steps": self.steps, "seeds": self.n_seeds, "points": self.points, "lr": LR}
+        settings |= {"hidden": HIDDEN, "dropout": DROPOUT}
+        h = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+        for split, recs in by_split.items():
+            h.update(json.dumps([split, [r["id"] for r in recs]]).encode())
+            h.update(np.asarray([r["features"] for r in recs], dtype=np.float64).tobytes())
+            h.update(np.asarray([r["truth"] for r in recs], dtype=np.float64).tobytes())
+        return h.hexdigest()[:16]
+
+    def _standardised(self, by_split: dict[str, list[dict[str, Any]]]) -> dict[str, np.ndarray]:
+        """Features by split, standardised with the training objects' statistics, so that one
+        learning rate suits every encoder."""
+        x = {s: np.array([r["features"] for r in recs], dtype=np.float64) for s, recs in by_split.items()}
+        mu, sd = x[TRAIN].mean(axis=0), x[TRAIN].std(axis=0) + 1e-6
+        return {s: (v - mu) / sd for s, v in x.items()}
+
+    def _probes(self, n_max: int) -> list[tuple[int, int, int]]:
+        """(seed index, size index, size) of every probe, in training order."""
+        return [(s, i, n) for s in range(self.n_seeds) for i, n in enumerate(self._sizes(n_max))]
+
+    def complete_records(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Train the probes on the training objects' features and store each probe's predicted
+        distribution in every val and test record (``"probe"``); records that already hold
+        predictions trained on these features are kept as they are (a finished run resumed)."""
+        by_split = self._splits(records)
+        key = self._trained_on(by_split)
+        held = [r for s in HELD_OUT for r in by_split[s]]
+        if all((r.get("probe") or {}).get("trained_on") == key for r in held):
+            return records
+        x = self._standardised(by_split)
+        y_train = np.array([r["truth"] for r in by_split[TRAIN]], dtype=np.float64)
+        n_max = len(by_split[TRAIN])
+        probes = self._probes(n_max)
+        # per record id, per seed: the predicted distribution of each size's probe
+        predictions: dict[str, list[list[list[float]]]] = {r["id"]: [[] for _ in range(self.n_seeds)] for r in held}
         with progress.task(
-            f"{self.name}: training {n_probes} probes, {self.steps:,} full-batch epochs each",
-            total=n_probes * self.steps,
+            f"{self.name}: training {len(probes)} probes, {self.steps:,} full-batch epochs each",
+            total=len(probes) * self.steps,
             unit="epochs",
         ) as bar:
-            for s in range(self.n_seeds):
-                order = np.random.default_rng(self.seed * 1000 + s).permutation(n_max)
-                for i, n in enumerate(sizes):
-                    bar.update(
-                        detail=f"probe {s * len(sizes) + i + 1}/{n_probes}: seed {s + 1}/{self.n_seeds}, "
-                        f"{n} training object{'s' if n != 1 else ''}"
-                    )
-                    idx = order[:n]
-                    net = train_probe(
-                        (x_train[idx] - mu) / sd,
-                        y_train[idx],
-                        steps=self.steps,
-                        seed=self.seed * 1000 + s,
-                        on_step=bar.advance,
-                    )
-                    for split in ("val", "test"):
-                        pred = _predict(net, held[split])
-                        curve[split][n].append(
-                            {
-                                "js": float(
-                                    np.mean([js_divergence(p, t) for p, t in zip(pred, truth[split], strict=True)])
-                                ),
-                                "avg_correlation": float(
-                                    np.nanmean(
-                                        [100.0 * avg_correlation(p, t) for p, t in zip(pred, truth[split], strict=True)]
-                                    )
-                                ),
-                            }
-                        )
+            for k, (s, _, n) in enumerate(probes):
+                bar.update(
+                    detail=f"probe {k + 1}/{len(probes)}: seed {s + 1}/{self.n_seeds}, "
+                    f"{n} training object{'s' if n != 1 else ''}"
+                )
+                idx = np.random.default_rng(self.seed * 1000 + s).permutation(n_max)[:n]
+                net = train_probe(
+                    x[TRAIN][idx], y_train[idx], steps=self.steps, seed=self.seed * 1000 + s, on_step=bar.advance
+                )
+                for split in HELD_OUT:
+                    for r, p in zip(by_split[split], _predict(net, x[split]), strict=True):
+                        predictions[r["id"]][s].append([float(v) for v in p])
+        sizes = self._sizes(n_max)
+        return [
+            dict(r, probe={"trained_on": key, "sizes": sizes, "predictions": predictions[r["id"]]})
+            if r.get("status") == "ok" and r["id"] in predictions
+            else r
+            for r in records
+        ]
+
+    def _untrained(self, by_split: dict[str, list[dict[str, Any]]]) -> HuebenchError:
+        """The error for records without (current) predictions, with how long training would take
+        here: a few epochs of the largest probe timed, times every probe's epochs (an upper bound,
+        the smaller probes are quicker)."""
+        x = self._standardised(by_split)[TRAIN]
+        y = np.array([r["truth"] for r in by_split[TRAIN]], dtype=np.float64)
+        started = time.perf_counter()
+        train_probe(x, y, steps=ESTIMATE_EPOCHS, seed=self.seed)
+        per_epoch = (time.perf_counter() - started) / ESTIMATE_EPOCHS
+        n_probes = len(self._probes(len(x)))
+        return HuebenchError(
+            "coda-probe: the records hold no trained probes for these features (the run was made before huebench "
+            "stored them, or stopped before training them), and rescore and report do not train: training takes up "
+            f"to about {progress.format_duration(n_probes * self.steps * per_epoch)} here ({n_probes} probes × "
+            f"{self.steps:,} full-batch epochs); to train and store them, run the same `huebench coda probe` (or "
+            "`huebench run coda-probe`) command again with --resume"
+        )
+
+    def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        by_split = self._splits(records)
+        key = self._trained_on(by_split)
+        stored = {s: [r.get("probe") or {} for r in by_split[s]] for s in HELD_OUT}
+        if any(p.get("trained_on") != key for ps in stored.values() for p in ps):
+            raise self._untrained(by_split)
+        n_max = len(by_split[TRAIN])
+        sizes = self._sizes(n_max)
+        curve: dict[str, dict[int, list[dict[str, float]]]] = {s: {n: [] for n in sizes} for s in HELD_OUT}
+        for split in HELD_OUT:
+            truth = [r["truth"] for r in by_split[split]]
+            for s, i, n in self._probes(n_max):
+                pred = [p["predictions"][s][i] for p in stored[split]]
+                curve[split][n].append(
+                    {
+                        "js": float(np.mean([js_divergence(p, t) for p, t in zip(pred, truth, strict=True)])),
+                        "avg_correlation": float(
+                            np.nanmean([100.0 * avg_correlation(p, t) for p, t in zip(pred, truth, strict=True)])
+                        ),
+                    }
+                )
         out: dict[str, Any] = {
             "sizes": sizes,
             "seeds": self.n_seeds,
@@ -230,7 +307,7 @@ class CodaProbe(Benchmark):
             "n_train": n_max,
             "colors": list(COLORS),
         }
-        for split in ("val", "test"):
+        for split in HELD_OUT:
             js = [float(np.mean([c["js"] for c in curve[split][n]])) for n in sizes]
             corr = [float(np.mean([c["avg_correlation"] for c in curve[split][n]])) for n in sizes]
             js_sd = [
