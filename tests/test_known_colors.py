@@ -162,13 +162,18 @@ def test_samples_cover_the_probes():
     for s in samples:
         by_probe.setdefault(s.inputs["probe"], []).append(s)
     # naming: 11 colours × (15 shapes + a flat patch); constancy: 11 × 4 shapes × 4 lights × 2 cameras;
-    # contrast: 11 × (patch + 2 shapes) × 7 surrounds; boundaries: 72 hues × 3 levels × (patch + 2 shapes)
+    # contrast: 11 × (patch + 2 shapes) × 7 surrounds; boundaries: 72 hues × 3 levels × (patch + 2 shapes);
+    # recolored: 11 × (patch + 2 shapes) × 3 hue turns
     assert {p: len(v) for p, v in by_probe.items()} == {
         "naming": 176,
         "constancy": 352,
         "contrast": 231,
         "boundaries": 648,
+        "recolored": 99,
     }
+    turned = next(s for s in by_probe["recolored"] if s.id == "recolored/sphere/blue/h180")
+    assert turned.inputs["rgb"] == list(load_system("basic").get("blue").rgb) and turned.inputs["hue_shift"] == 180
+    assert turned.inputs["color"] == "yellow"  # blue's hue turned half-way round, at blue's lightness: a dark yellow
     shapes = {s.inputs["object"] for s in by_probe["naming"]} - {"patch"}
     assert len(shapes) >= 10 and {s.inputs["material"] for s in by_probe["naming"]} == {"diffuse", "glossy", "flat"}
     constancy = {s.inputs["object"] for s in by_probe["constancy"]}
@@ -233,6 +238,10 @@ def test_random_reference_model_scores_at_chance(random_run):
     agree = m["boundaries"]["agreement"]
     assert agree["n"] == 24 * 3 * 2 and agree["low"] <= chance <= agree["high"]
     assert set(m["contrast"]["by_background"]) == set(stimuli.SURROUNDS) - {"gray"}
+    turned = m["recolored"]["accuracy"]
+    assert turned["n"] == 11 * 2 * 3 and turned["low"] <= chance <= turned["high"]
+    assert set(m["recolored"]["by_shift"]) == {"90", "180", "270"}
+    assert all(by["edit_delta_l"] < 0.5 < by["edit_delta_e"] for by in m["recolored"]["by_shift"].values())
     assert random_run.results["n_failed"] == 0
 
 
@@ -316,6 +325,9 @@ def test_oracle_names_at_least_95_percent_and_is_constant_on_white_balanced_rend
     assert m["constancy"]["index"]["balanced"]["value"] == 1.0
     assert m["constancy"]["index"]["unbalanced"]["value"] == 1.0  # it balances on the grey surround itself
     assert m["constancy"]["light_color_rate"]["unbalanced"]["value"] == 0.0
+    # objects recoloured in CIELCh keep their shading, so the oracle names the turned albedo too
+    assert m["recolored"]["accuracy"]["value"] >= 0.9 and m["recolored"]["as_rendered"]["value"] == 1.0
+    assert m["recolored"]["robust"]["value"] >= 0.85
     # balancing on the surround is a von Kries adaptation to it: colours move away from a coloured
     # surround's hue, the sign people show (toward < 0)
     for bg in stimuli.CHROMATIC_SURROUNDS:

@@ -7,7 +7,10 @@ Four probes, each a set of samples (``--probes``):
 - ``constancy``: the same albedos under D65, A, 10,000 K and a green tint, with and without the
   camera's white balance;
 - ``contrast``: the same albedos on surrounds of three lightnesses and four hues;
-- ``boundaries``: a sweep of 72 CIELAB hues (``--hues``) at three (L*, C*) levels, flat patches and objects.
+- ``boundaries``: a sweep of 72 CIELAB hues (``--hues``) at three (L*, C*) levels, flat patches and objects;
+- ``recolored``: naming images whose object is recoloured afterwards — its CIELCh hue turned by 90°,
+  180° and 270° at constant L* and C* (:func:`huebench.color.recolor`) — named against the turned
+  albedo: a robustness test of naming, with the edit's ΔE00 per image.
 
 The model names each image's object among the system's names: contrastive models and ITM heads score
 "a photo of a {colour} {object}" for every name; VLMs answer "Is the {object} in this image
@@ -38,15 +41,16 @@ from huebench.benchmarks.known_colors.stimuli import (
     material,
     sweep_rgb,
 )
-from huebench.color import delta_e, linear_to_srgb8, load_system, srgb8_to_linear, srgb_to_lab
+from huebench.color import delta_e, lab_to_srgb, linear_to_srgb8, load_system, recolor, srgb8_to_linear, srgb_to_lab
 from huebench.color.conversions import RGB_TO_XYZ
+from huebench.color.recolor import rotate_hue_lch
 from huebench.errors import HuebenchError, UnknownNameError
 from huebench.models.base import Capability, Model
 from huebench.models.requests import Answers, Generation, ImageTextScores, MatchProbability, Request, YesProbability
 
 __all__ = ["KnownColors"]
 
-PROBES = ("naming", "constancy", "contrast", "boundaries")
+PROBES = ("naming", "constancy", "contrast", "boundaries", "recolored")
 SYSTEMS = ("basic", "iscc-nbs-l2", "css3")
 CAPTION = "a photo of {article} {color} {object}"
 QUESTION = "Is the {object} in this image {color}? Answer yes or no."
@@ -54,7 +58,9 @@ OPEN_QUESTION = "What colour is the {object} in this image? Answer with a colour
 #: --quick's shapes: five diffuse, five glossy
 QUICK_OBJECTS = ("sphere", "glossy-sphere", "cube", "vase", "torus", "bottle", "cylinder", "bowl", "pawn", "cup")
 #: shapes per colour in the probes after naming: (quick, full)
-PROBE_SHAPES = {"constancy": (2, 4), "contrast": (1, 2), "boundaries": (1, 2)}
+PROBE_SHAPES = {"constancy": (2, 4), "contrast": (1, 2), "boundaries": (1, 2), "recolored": (1, 2)}
+#: the recolored probe's hue turns (degrees, CIELCh), as ColorBench's robustness variants turn HSV hue
+RECOLOR_SHIFTS = (90.0, 180.0, 270.0)
 #: at most this many albedos in the constancy and contrast probes (a seeded choice from larger systems)
 MAX_PROBE_COLORS = 30
 HUES = 72
@@ -259,6 +265,31 @@ class KnownColors(Benchmark):
                                 ),
                             )
                         )
+        if "recolored" in self.probes:
+            for name in self._probe_colors():
+                rgb = self.system.get(name).rgb
+                albedo = np.asarray(srgb_to_lab(np.asarray(rgb, dtype=np.uint8)), dtype=np.float64)
+                for obj in ["patch", *self._probe_objects("recolored")]:
+                    # the naming probe's render of this object and colour, recoloured afterwards
+                    lighting = list(LIGHTINGS)[_pick(self.seed, name, obj) % len(LIGHTINGS)]
+                    for shift in RECOLOR_SHIFTS:
+                        turned, _ = rotate_hue_lch(albedo, shift)
+                        turned_rgb = np.round(np.clip(lab_to_srgb(turned), 0.0, 1.0) * 255).astype(int)
+                        out.append(
+                            Sample(
+                                f"recolored/{obj}/{name}/h{shift:g}",
+                                self._inputs(
+                                    "recolored",
+                                    obj,
+                                    rgb,
+                                    color=self._nearest(turned),
+                                    source_color=name,
+                                    lighting=lighting,
+                                    hue_shift=shift,
+                                    turned_rgb=[int(v) for v in turned_rgb],
+                                ),
+                            )
+                        )
         return out
 
     # -- evaluation ------------------------------------------------------------------------------
@@ -313,7 +344,14 @@ class KnownColors(Benchmark):
         cap = self.check_model(model)
         cache = default_render_cache()
         pictures = [make_picture(s.inputs, cache) for s in samples]
-        per_sample = [self._requests(cap, p.image, s.inputs["noun"]) for s, p in zip(samples, pictures, strict=True)]
+        # the recolored probe's images: the object's hue turned in CIELCh, what the edit did kept
+        edits = {
+            k: recolor(p.image, s.inputs["hue_shift"], mask=p.mask, method="lch")
+            for k, (s, p) in enumerate(zip(samples, pictures, strict=True))
+            if s.inputs["probe"] == "recolored"
+        }
+        images = [edits[k].image if k in edits else p.image for k, p in enumerate(pictures)]
+        per_sample = [self._requests(cap, im, s.inputs["noun"]) for s, im in zip(samples, images, strict=True)]
         requests = [r for rs in per_sample for r in rs]
         # one shape's images side by side, so that a contrastive model embeds its captions once for them
         order = sorted(range(len(requests)), key=lambda k: getattr(requests[k], "texts", ()))
@@ -322,11 +360,13 @@ class KnownColors(Benchmark):
         for k, a in zip(order, answered, strict=True):
             flat[k] = a
         k = 0
-        for s, p, reqs in zip(samples, pictures, per_sample, strict=True):
+        for index, (s, p, image, reqs) in enumerate(zip(samples, pictures, images, per_sample, strict=True)):
             outs = flat[k : k + len(reqs)]
             k += len(reqs)
             i = s.inputs
             truth = np.asarray(srgb_to_lab(np.asarray(i["rgb"], dtype=np.uint8)), dtype=np.float64)
+            if index in edits:  # the truth is the albedo turned as the pixels were
+                truth = rotate_hue_lch(truth, i["hue_shift"])[0]
             if cap is Capability.IMAGE_TEXT_SCORE:
                 scores = [float(x) for x in outs[0]["output"][0]]
             else:
@@ -366,11 +406,13 @@ class KnownColors(Benchmark):
                     light_name=self._nearest(light_lab),
                     gains=[round(g, 5) for g in p.gains],
                 )
+            if index in edits:
+                record["edit"] = edits[index].summary()
             if i["color"] is not None:
                 record["correct"] = choice["correct"]
             record["prediction"] = choice["named"]
             if self._keeps_thumbnail(s):
-                record["thumbnail"] = thumbnail_uri(p.image)
+                record["thumbnail"] = thumbnail_uri(image)
             record["reason"] = self._reason(record)
             record["batch_size"] = outs[0]["batch_size"] if outs else 1
             yield record
@@ -385,6 +427,8 @@ class KnownColors(Benchmark):
             return i["object"] == self._probe_objects("constancy")[0]
         if i["probe"] == "contrast":
             return i["object"] in ("patch", *self._probe_objects("contrast")[:1])
+        if i["probe"] == "recolored":
+            return i["object"] != "patch"
         return False
 
     def _reason(self, r: dict[str, Any]) -> str:
@@ -410,6 +454,7 @@ class KnownColors(Benchmark):
                     records, method, self.system, self.names, SURROUNDS, REFERENCE_SURROUND, self.seed
                 ),
                 "boundaries": km.boundaries_metrics(records, method, self.system, self.names, self.seed),
+                "recolored": km.recolored_metrics(records, method, self.seed),
             }
         return out
 

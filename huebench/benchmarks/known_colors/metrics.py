@@ -318,3 +318,36 @@ def boundaries_metrics(
         "model_boundaries": n_model,
         "levels": levels,
     }
+
+
+def recolored_metrics(records: Sequence[Record], method: str, seed: int) -> Record:
+    """Naming after the object's hue was turned in CIELCh: accuracy against the turned albedo's
+    nearest name, per turn and over all; the same objects' naming accuracy as rendered; the share of
+    object–colour pairs named right as rendered *and* after every turn (robust, as ColorBench counts
+    an instance); and the edit's mean ΔE00 per turn."""
+    rs = [r for r in records if r["probe"] == "recolored"]
+    if not rs:
+        return {}
+    named_as_rendered = {
+        (r["object"], r["color"]): bool(r[method]["correct"]) for r in records if r["probe"] == "naming"
+    }
+    pairs = _grouped(rs, lambda r: (r["object"], r["source_color"]))
+    robust = [
+        named_as_rendered[pair] and all(bool(r[method]["correct"]) for r in of)
+        for pair, of in pairs.items()
+        if pair in named_as_rendered
+    ]
+    return {
+        "accuracy": _ci([bool(r[method]["correct"]) for r in rs], seed),
+        "as_rendered": _ci([named_as_rendered[p] for p in pairs if p in named_as_rendered], seed),
+        "robust": _ci(robust, seed),
+        "by_shift": {
+            f"{shift:g}": {
+                "accuracy": _ci([bool(r[method]["correct"]) for r in of], seed),
+                "edit_delta_e": float(np.mean([r["edit"]["delta_e00_mean"] for r in of])),
+                "edit_delta_l": float(np.mean([r["edit"]["delta_l_mean"] for r in of])),
+                "gamut_mapped": float(np.mean([r["edit"]["gamut_mapped"] for r in of])),
+            }
+            for shift, of in sorted(_grouped(rs, lambda r: float(r["hue_shift"])).items())
+        },
+    }

@@ -45,6 +45,7 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
         mm = m[method]
         title = METHOD_TITLES[method]
         nm, cm, ct, bd = mm["naming"], mm["constancy"], mm["contrast"], mm["boundaries"]
+        rc = mm.get("recolored") or {}
         if nm:
             rows.append([title, "naming accuracy", *_ci_cells(nm["accuracy"]), f"chance {fmt_num(nm['chance'])}"])
             rows.append(
@@ -116,6 +117,27 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
                     *_ci_cells(bd["distance"], 1),
                     f"{bd['matched']} of {bd['system_boundaries']} system boundaries found; model has {bd['model_boundaries']}",
                 ]
+            )
+        if rc:
+            rows.append(
+                [
+                    title,
+                    "recolored: named after a CIELCh hue turn",
+                    *_ci_cells(rc["accuracy"]),
+                    "the same objects as rendered: " + fmt_num(rc["as_rendered"]["value"]),
+                ]
+            )
+            for shift, by in rc["by_shift"].items():
+                rows.append(
+                    [
+                        title,
+                        f"recolored: turned {shift}°",
+                        *_ci_cells(by["accuracy"]),
+                        f"edit ΔE00 {fmt_num(by['edit_delta_e'], 1)}, |ΔL*| {fmt_num(by['edit_delta_l'], 2)}",
+                    ]
+                )
+            rows.append(
+                [title, "recolored: robust (right as rendered and after every turn)", *_ci_cells(rc["robust"]), ""]
             )
     return Section(
         f"Known colours ({m['system']}, {m['names']} names)",
