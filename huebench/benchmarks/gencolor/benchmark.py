@@ -15,24 +15,29 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
-
-import numpy as np
 
 from huebench._suggest import suggestion_text
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.gencolor.analysis import analyses, report_sections
 from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
-from huebench.benchmarks.gencolor.pipeline import JudgeStage, generate_stage, score_stage
+from huebench.benchmarks.gencolor.pipeline import (
+    SCORER_WORKERS_HELP,
+    WORKER_MODULES,
+    JudgeStage,
+    ScoreJob,
+    ScorerSpec,
+    generate_stage,
+)
 from huebench.benchmarks.gencolor.prompts import BUILT_IN_SUITES, SUITE_SYSTEMS, TASKS, load_prompts
 from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, ColorScorer
 from huebench.benchmarks.gencolor.store import ImageStore
 from huebench.errors import HuebenchError, UnknownNameError
-from huebench.images import load_image
 from huebench.models.base import Capability, Model
 from huebench.models.requests import Answers
+from huebench.pool import resolve_workers, shared_pool
 
 __all__ = ["GenColorBench", "GenColorGenerate"]
 
@@ -193,6 +198,7 @@ class GenColorBench(_Prompts):
         "scorer": SCORER_HELP,
         "candidate_rule": CANDIDATE_RULE_HELP,
         "scorer_config": "The scorer's every setting, as config.json records it (rebuilt from the options, not read).",
+        "scorer_workers": SCORER_WORKERS_HELP,
     }
 
     def __init__(
@@ -209,6 +215,7 @@ class GenColorBench(_Prompts):
         scorer: str = "huebench",
         candidate_rule: str = "per-metric",
         scorer_config: Any = None,  # the record of the scorer config.json keeps; rebuilt, not read
+        scorer_workers: int | None = None,
         **options: Any,
     ):
         if (detector is None) != (segmenter is None):
@@ -236,7 +243,8 @@ class GenColorBench(_Prompts):
             float(box_threshold),
         )
         self.device = device
-        self._scorers: dict[str, Any] = {}
+        # not an option of the run's identity (config.json, --resume): results do not depend on it
+        self.scorer_workers = resolve_workers(scorer_workers, "--scorer-workers")
         self.scorer("css3")  # an unknown scorer or rule is a usage error before any work
 
     def check_model(self, model: Model) -> Capability | None:
@@ -255,12 +263,13 @@ class GenColorBench(_Prompts):
     def samples(self) -> list[Sample]:
         return [Sample(f"{pid}/{i}", {"prompt_id": pid, "index": i}) for pid in self.prompts for i in range(self.n)]
 
+    def scorer_spec(self, system: str) -> ScorerSpec:
+        return ScorerSpec.of(
+            self.scorer_name, system, k=self.k, hue_threshold=self.hue_threshold, candidate_rule=self.candidate_rule
+        )
+
     def scorer(self, system: str) -> ColorScorer:
-        if system not in self._scorers:
-            self._scorers[system] = ColorScorer.named(
-                self.scorer_name, system, k=self.k, hue_threshold=self.hue_threshold, candidate_rule=self.candidate_rule
-            )
-        return self._scorers[system]
+        return self.scorer_spec(system).build()
 
     def resolved_options(self) -> dict[str, Any]:
         # every scorer setting and the scorer's version: --resume refuses records of another scorer
@@ -280,53 +289,45 @@ class GenColorBench(_Prompts):
         )
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
-        """generate (a text-to-image model fills in missing images) → judge → score, per image."""
+        """generate (a text-to-image model fills in missing images) → judge → score, per image; the
+        CPU part of judging and scoring runs on the scorer's worker processes."""
         keys = [(s.inputs["prompt_id"], int(s.inputs["index"])) for s in samples]
         generator = model if self.check_model(model) is Capability.TEXT_TO_IMAGE else None
         status = self._generate(generator, ctx, keys)
         judge = self._judge(ctx, model)
-        for s, (pid, i) in zip(samples, keys, strict=True):
-            prompt = self.prompts[pid]
-            path = self.store.image_path(pid, i)
-            base = {
-                "id": s.id,
-                "prompt_id": pid,
-                "index": i,
-                "task": prompt["task"],
-                "system": prompt["system"],
-                "level": prompt.get("level"),
-                "format": prompt.get("format", "name"),
-                "template_id": prompt.get("template_id"),
-                "category": prompt["objects"][0].get("category"),
-                "colors": [c["name"] for c in prompt["colors"]],
-                "image": f"{pid}/{i}.png",
-                "image_status": status[(pid, i)],
-            }
-            if status[(pid, i)] in ("missing", "mismatch"):
-                why = (
-                    "missing"
-                    if status[(pid, i)] == "missing"
-                    else "does not match the sha256 in meta.json (torn or replaced)"
-                )
-                yield {
-                    **base,
-                    "status": "error",
-                    "reason": f"image {path} {why}: run `huebench gencolor generate` for this folder, or pass a text-to-image --model",
+
+        def jobs() -> Iterator[tuple[dict[str, Any], ScoreJob | None]]:
+            for s, (pid, i) in zip(samples, keys, strict=True):
+                prompt = self.prompts[pid]
+                path = self.store.image_path(pid, i)
+                base = {
+                    "id": s.id,
+                    "prompt_id": pid,
+                    "index": i,
+                    "task": prompt["task"],
+                    "system": prompt["system"],
+                    "level": prompt.get("level"),
+                    "format": prompt.get("format", "name"),
+                    "template_id": prompt.get("template_id"),
+                    "category": prompt["objects"][0].get("category"),
+                    "colors": [c["name"] for c in prompt["colors"]],
+                    "image": f"{pid}/{i}.png",
+                    "image_status": status[(pid, i)],
                 }
-                continue
-            image = np.asarray(load_image(path))
-            evidence = judge.evidence(image, prompt, i)
-            scored = score_stage(image, prompt, evidence, self.scorer(prompt["system"]))
-            yield {
-                **base,
-                "status": "ok",
-                "objects": scored.objects,
-                "correct": scored.correct,
-                "reason": scored.reason,
-                "mask_method": evidence.mask_method,
-                "presence_checked": evidence.presence_checked,
-                "batch_size": model.batch_size,
-            }
+                if status[(pid, i)] in ("missing", "mismatch"):
+                    why = (
+                        "missing"
+                        if status[(pid, i)] == "missing"
+                        else "does not match the sha256 in meta.json (torn or replaced)"
+                    )
+                    fix = "run `huebench gencolor generate` for this folder, or pass a text-to-image --model"
+                    yield {**base, "status": "error", "reason": f"image {path} {why}: {fix}"}, None  # no job
+                    continue
+                yield base, judge.score_job(path, prompt, i, self.scorer_spec(prompt["system"]))
+
+        pool = shared_pool(self.scorer_workers, preload=WORKER_MODULES)
+        for base, judged in pool.run(jobs()):
+            yield base if judged is None else {**base, "status": "ok", **judged, "batch_size": model.batch_size}
 
     def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return analyses(records, seed=self.seed)

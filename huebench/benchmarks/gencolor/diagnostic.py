@@ -15,7 +15,8 @@ false-accept rate: the farthest member by CIEDE2000 among a seeded sample of 5).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -29,12 +30,14 @@ from huebench.benchmarks.gencolor.families import (
     make_image,
 )
 from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
+from huebench.benchmarks.gencolor.pipeline import SCORER_WORKERS_HELP, WORKER_MODULES, ScorerSpec
 from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS, RenderSpec, render
-from huebench.benchmarks.gencolor.scoring import SCORERS, ColorScorer
+from huebench.benchmarks.gencolor.scoring import SCORERS
 from huebench.color import delta_e, load_system
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
 from huebench.models.requests import Answers
+from huebench.pool import resolve_workers, shared_pool
 from huebench.stats import bootstrap_ci
 
 __all__ = ["PAPER_ACCURACY", "Diagnostic"]
@@ -66,6 +69,65 @@ def _scorer_names(primary: str) -> tuple[str, str]:
     return primary, next(n for n in SCORERS if n != primary)
 
 
+@dataclass(frozen=True)
+class _ScoreKnown:
+    """One sample's scoring, by every scorer, with the exact mask, the offline segmentation and
+    against the far colour: its record. Picklable, so a worker process can run it."""
+
+    sample_id: str
+    inputs: dict[str, Any]
+    known: KnownColorImage
+    target: str
+    far_name: str
+    vlm: list[dict[str, Any]] | None
+    scorers: dict[str, ScorerSpec]
+    primary: str
+    seed: int
+
+    def __call__(self) -> dict[str, Any]:
+        from huebench.benchmarks.gencolor.scoring import segment_offline
+        from huebench.report.gallery import thumbnail_uri
+
+        i, img, mask, target, far_name = self.inputs, self.known.image, self.known.mask, self.target, self.far_name
+        seg = segment_offline(img)
+        inter, union = int((seg & mask).sum()), int((seg | mask).sum())
+        scored = {}
+        for n, spec in self.scorers.items():
+            scorer = spec.build()
+            exact, _ = scorer.score_image(img, target, mask=mask)
+            offline, _ = scorer.score_image(img, target, mask=seg)
+            far, _ = scorer.score_image(img, far_name, mask=mask)
+            scored[n] = (exact, offline, far)
+        exact, offline, far = scored[self.primary]
+        other = {
+            n: {"exact": e.passed, "offline": o.passed, "far_accepted": f.passed, "dominant_lab": e.dominant_lab}
+            for n, (e, o, f) in scored.items()
+            if n != self.primary
+        }
+        # the report's gallery: every image some test got wrong, and one in PASS_SAMPLE of the rest
+        shown = (
+            not (exact.passed and offline.passed and not far.passed)
+            or _pick(self.seed, "thumb", self.sample_id) % PASS_SAMPLE == 0
+        )
+        return {
+            "id": self.sample_id,
+            "status": "ok",
+            **i,
+            "target": target,
+            "truth_rgb": list(self.known.truth),
+            "exact": exact.as_dict(),
+            "offline": offline.as_dict(),
+            "far_color": far_name,
+            "far_accepted": far.passed,
+            "other_scorers": other,
+            "offline_mask_iou": inter / union if union else 0.0,
+            **({"vlm": self.vlm} if self.vlm is not None else {}),
+            **({"thumbnail": thumbnail_uri(img, mask)} if shown else {}),
+            "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}",
+            "batch_size": 1,
+        }
+
+
 @register_benchmark("gencolor-diagnostic")
 class Diagnostic(Benchmark):
     name = "gencolor-diagnostic"
@@ -82,6 +144,7 @@ class Diagnostic(Benchmark):
         ),
         "scorer": SCORER_HELP,
         "candidate_rule": CANDIDATE_RULE_HELP,
+        "scorer_workers": SCORER_WORKERS_HELP,
     }
 
     def __init__(
@@ -95,6 +158,7 @@ class Diagnostic(Benchmark):
         scorer: str = "huebench",
         candidate_rule: str = "per-metric",
         scorer_config: Any = None,  # the record of the scorers config.json keeps; rebuilt, not read
+        scorer_workers: int | None = None,
         **options: Any,
     ):
         if system not in PAPER_ACCURACY:
@@ -122,8 +186,11 @@ class Diagnostic(Benchmark):
         )
         self.seed, self.system_name, self.quick, self.size, self.spp = seed, system, bool(quick), size, spp
         self.families = families
-        self.scorers = {n: ColorScorer.named(n, system, candidate_rule=candidate_rule) for n in _scorer_names(scorer)}
+        self.scorer_specs = {n: ScorerSpec.of(n, system, candidate_rule=candidate_rule) for n in _scorer_names(scorer)}
+        self.scorers = {n: spec.build() for n, spec in self.scorer_specs.items()}
         self.scorer = self.scorers[scorer]
+        # not an option of the run's identity (config.json, --resume): results do not depend on it
+        self.scorer_workers = resolve_workers(scorer_workers, "--scorer-workers")
 
     def resolved_options(self) -> dict[str, Any]:
         # every setting of both scorers, with the scorer's version: --resume refuses another scorer
@@ -211,53 +278,27 @@ class Diagnostic(Benchmark):
         return i["color"] if tuple(i["rgb"]) == tuple(truth) else "#{:02X}{:02X}{:02X}".format(*truth)
 
     def evaluate(self, samples: Sequence[Sample], model: Model, ctx: Answers) -> Iterable[dict[str, Any]]:
-        from huebench.benchmarks.gencolor.scoring import segment_offline
-        from huebench.report.gallery import thumbnail_uri
-
         use_vlm = self.check_model(model) is Capability.VLM
-        for s in samples:
-            i = s.inputs
-            known = self.known_image(s)
-            img, mask = known.image, known.mask
-            target = self.target_of(s, known.truth)
-            far_name = self.far_color(s, known.truth)
-            seg = segment_offline(img)
-            inter, union = int((seg & mask).sum()), int((seg | mask).sum())
-            scored = {}
-            for n, scorer in self.scorers.items():
-                exact, _ = scorer.score_image(img, target, mask=mask)
-                offline, _ = scorer.score_image(img, target, mask=seg)
-                far, _ = scorer.score_image(img, far_name, mask=mask)
-                scored[n] = (exact, offline, far)
-            exact, offline, far = scored[self.scorer.name]
-            other = {
-                n: {"exact": e.passed, "offline": o.passed, "far_accepted": f.passed, "dominant_lab": e.dominant_lab}
-                for n, (e, o, f) in scored.items()
-                if n != self.scorer.name
-            }
-            vlm = self._ask_vlm(model, ctx, img, i, far_name) if use_vlm and i["family"] == "mitsuba" else None
-            # the report's gallery: every image some test got wrong, and one in PASS_SAMPLE of the rest
-            shown = (
-                not (exact.passed and offline.passed and not far.passed)
-                or _pick(self.seed, "thumb", s.id) % PASS_SAMPLE == 0
-            )
-            yield {
-                "id": s.id,
-                "status": "ok",
-                **i,
-                "target": target,
-                "truth_rgb": list(known.truth),
-                "exact": exact.as_dict(),
-                "offline": offline.as_dict(),
-                "far_color": far_name,
-                "far_accepted": far.passed,
-                "other_scorers": other,
-                "offline_mask_iou": inter / union if union else 0.0,
-                **({"vlm": vlm} if vlm is not None else {}),
-                **({"thumbnail": thumbnail_uri(img, mask)} if shown else {}),
-                "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}",
-                "batch_size": 1,
-            }
+
+        def jobs() -> Iterator[tuple[None, _ScoreKnown]]:
+            for s in samples:  # the images and the model's answers here, the scoring on the workers
+                i = s.inputs
+                known = self.known_image(s)
+                far_name = self.far_color(s, known.truth)
+                vlm = (
+                    self._ask_vlm(model, ctx, known.image, i, far_name)
+                    if use_vlm and i["family"] == "mitsuba"
+                    else None
+                )
+                target = self.target_of(s, known.truth)
+                yield (
+                    None,
+                    _ScoreKnown(s.id, i, known, target, far_name, vlm, self.scorer_specs, self.scorer.name, self.seed),
+                )
+
+        for _, record in shared_pool(self.scorer_workers, preload=WORKER_MODULES).run(jobs()):
+            assert record is not None
+            yield record
 
     def _ask_vlm(
         self, model: Model, ctx: Answers, img: np.ndarray, i: dict[str, Any], far_name: str

@@ -25,13 +25,19 @@
    rule (:func:`decide`): CNA/NCU — the target matches; COA — the target matches and the context
    has not taken the colour (leakage: the context's dominant colour passes the same test); MOC —
    every object matches its colour; ICA — the target and its partner both match.
+
+The CPU part of judging and scoring an image — reading it, user masks, the offline segmentation,
+the score stage — is a :class:`ScoreJob`: a few words and paths that a worker process runs
+(:mod:`huebench.pool`, ``--scorer-workers``), while the models stay in the run's process
+(:meth:`JudgeStage.score_job`). A job gives the same record in a worker as in the run's process.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +53,16 @@ from huebench.models.requests import Answers, Detection, ImageGeneration, Segmen
 __all__ = [
     "NEGATIVE_OVERLAP",
     "PRESENCE_THRESHOLD",
+    "SCORER_WORKERS_HELP",
+    "WORKER_MODULES",
     "ImageEvidence",
     "ImageScore",
     "JudgeStage",
     "ObjectEvidence",
     "ObjectMask",
     "ObjectMasker",
+    "ScoreJob",
+    "ScorerSpec",
     "decide",
     "generate_stage",
     "is_present",
@@ -66,6 +76,13 @@ __all__ = [
 PRESENCE_THRESHOLD = 0.5
 NEGATIVE_OVERLAP = 0.5
 MIN_COMPONENT = 0.05
+#: the help of the option, for GenColorBench's scoring and its known-colour diagnostic
+SCORER_WORKERS_HELP = (
+    "Worker processes for the CPU colour scoring (default: every core; 1 scores in this process). "
+    "Results do not depend on it, and a run may be resumed with another number."
+)
+#: what the worker processes import once, before any job (huebench.pool)
+WORKER_MODULES = ("huebench.benchmarks.gencolor.pipeline", "huebench.benchmarks.gencolor.diagnostic")
 
 
 # ---------------------------------------------------------------- stage 1: generate
@@ -139,11 +156,11 @@ class ObjectMask:
 
 class ObjectMasker:
     """Masks for the objects of one image (see the module doc); ``answers`` answers the detector and
-    segmenter requests (the run context: cached)."""
+    segmenter requests (the run context: cached; None without them)."""
 
     def __init__(
         self,
-        answers: Answers,
+        answers: Answers | None,
         *,
         detector: Model | None = None,
         segmenter: Model | None = None,
@@ -176,12 +193,12 @@ class ObjectMasker:
         return m
 
     def _detect(self, image: NDArray[np.uint8], labels: Sequence[str]) -> list[dict[str, Any]]:
-        assert self.detector is not None
+        assert self.detector is not None and self.answers is not None
         request = Detection(image, tuple(labels), self.box_threshold)
         return list(self.answers.answer([request], model=self.detector)[0]["output"])
 
     def _segment(self, image: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> list[NDArray[np.bool_]]:
-        assert self.segmenter is not None
+        assert self.segmenter is not None and self.answers is not None
         request = Segmentation(image, tuple(tuple(float(v) for v in b) for b in boxes))
         return [rle_decode(m) for m in self.answers.answer([request], model=self.segmenter)[0]["output"]]
 
@@ -280,11 +297,11 @@ class ImageEvidence:
 
 class JudgeStage:
     """Stage 2: the evidence of one image (see the module doc). ``answers`` answers the VQA,
-    detector and segmenter requests (the run context: cached)."""
+    detector and segmenter requests (the run context: cached; None without models)."""
 
     def __init__(
         self,
-        answers: Answers,
+        answers: Answers | None,
         *,
         vqa: Model | None = None,
         detector: Model | None = None,
@@ -297,25 +314,113 @@ class JudgeStage:
             answers, detector=detector, segmenter=segmenter, masks_dir=masks_dir, box_threshold=box_threshold
         )
 
-    def evidence(self, image: NDArray[np.uint8], prompt: dict[str, Any], index: int) -> ImageEvidence:
+    def presence_answers(self, image: NDArray[np.uint8], prompt: dict[str, Any]) -> dict[str, float] | None:
+        """P(yes) per name of the objects that must be there (targets and partners); None without
+        a VQA model."""
+        if self.vqa is None:
+            return None
+        assert self.answers is not None
+        names = list(dict.fromkeys(o["name"] for o in prompt["objects"] if o.get("role") != "context"))
+        return dict(zip(names, presence(self.answers, self.vqa, image, names), strict=True))
+
+    def evidence(
+        self,
+        image: NDArray[np.uint8],
+        prompt: dict[str, Any],
+        index: int,
+        *,
+        p_yes: Mapping[str, float] | None = None,
+    ) -> ImageEvidence:
         """Presence (with a VQA model) and a mask for every object of ``prompt`` in ``image``, the
-        prompt's image number ``index``."""
+        prompt's image number ``index``. ``p_yes``: the presence answers, where they were asked
+        before (:meth:`score_job`)."""
+        if p_yes is None:
+            p_yes = self.presence_answers(image, prompt)
         judged = [o for o in prompt["objects"] if o.get("role") != "context"]
-        p_yes: dict[str, float] = {}
-        if self.vqa is not None:
-            names = list(dict.fromkeys(o["name"] for o in judged))
-            p_yes = dict(zip(names, presence(self.answers, self.vqa, image, names), strict=True))
         objects = []
         for obj in prompt["objects"]:
             role = obj.get("role", "target")
-            p = p_yes.get(obj["name"]) if role != "context" else None
+            p = p_yes.get(obj["name"]) if p_yes is not None and role != "context" else None
             if p is not None and not is_present(p):
                 objects.append(ObjectEvidence(p, None))
                 continue
             # the offline segmentation finds the one foreground object: the target, never the context
             single = len(judged) == 1 and role != "context"
             objects.append(ObjectEvidence(p, self.masker.mask(image, prompt["id"], index, obj, single=single)))
-        return ImageEvidence(tuple(objects), presence_checked=self.vqa is not None, mask_method=self.masker.method)
+        return ImageEvidence(tuple(objects), presence_checked=p_yes is not None, mask_method=self.masker.method)
+
+    def score_job(self, image: str | Path, prompt: dict[str, Any], index: int, scorer: ScorerSpec) -> ScoreJob:
+        """Judging and scoring image ``index`` of ``prompt`` (the file ``image``) as a
+        :class:`ScoreJob`. The model calls are made here — the presence question, and the masks
+        when a detector makes them —; the rest is the job's, for any process to run."""
+        masks_dir = None if self.masker.masks_dir is None else str(self.masker.masks_dir)
+        job = ScoreJob(str(image), prompt, index, scorer, masks_dir)
+        if self.vqa is None and self.masker.detector is None:
+            return job  # no model: the job reads the image itself
+        from huebench.images import load_image
+
+        pixels = np.asarray(load_image(image))
+        if self.masker.detector is None:  # user masks or the offline segmentation: the job's
+            return replace(job, p_yes=self.presence_answers(pixels, prompt))
+        return replace(job, evidence=self.evidence(pixels, prompt, index))
+
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    """A named scorer (``scoring.SCORERS``), its colour system and its options: what a job carries
+    instead of the scorer, which holds its whole colour system. :meth:`build` makes the scorer,
+    once per process."""
+
+    name: str
+    system: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, name: str, system: str, **options: Any) -> ScorerSpec:
+        return cls(name, system, tuple(sorted(options.items())))
+
+    def build(self) -> ColorScorer:
+        return _built_scorer(self)
+
+
+@functools.cache
+def _built_scorer(spec: ScorerSpec) -> ColorScorer:
+    return ColorScorer.named(spec.name, spec.system, **dict(spec.options))
+
+
+@dataclass(frozen=True)
+class ScoreJob:
+    """The CPU part of judging and scoring one image, after the model calls
+    (:meth:`JudgeStage.score_job`): read the image, find the masks no model makes (user masks, the
+    offline segmentation), run the score stage. Calling it gives the record's judged fields; it is
+    small and picklable, so a worker process can run it (:mod:`huebench.pool`)."""
+
+    image: str  # the image file: read where the job runs, never sent as pixels
+    prompt: dict[str, Any]
+    index: int
+    scorer: ScorerSpec
+    masks_dir: str | None = None
+    p_yes: dict[str, float] | None = None  # the presence answers, when a VQA model was asked
+    evidence: ImageEvidence | None = None  # the judge stage's whole output, when a detector made the masks
+
+    def __call__(self) -> dict[str, Any]:
+        """``objects``, ``correct``, ``reason``, ``mask_method`` and ``presence_checked``."""
+        from huebench.images import load_image
+
+        image = np.asarray(load_image(self.image))  # load_image: the pixel budget, before decoding
+        evidence = self.evidence
+        if evidence is None:  # no detector: user masks or the offline segmentation, here
+            evidence = JudgeStage(None, masks_dir=self.masks_dir).evidence(
+                image, self.prompt, self.index, p_yes=self.p_yes
+            )
+        scored = score_stage(image, self.prompt, evidence, self.scorer.build())
+        return {
+            "objects": scored.objects,
+            "correct": scored.correct,
+            "reason": scored.reason,
+            "mask_method": evidence.mask_method,
+            "presence_checked": evidence.presence_checked,
+        }
 
 
 # ---------------------------------------------------------------- stage 3: score
