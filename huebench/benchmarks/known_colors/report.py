@@ -127,15 +127,6 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
                     "the same objects as rendered: " + fmt_num(rc["as_rendered"]["value"]),
                 ]
             )
-            for shift, by in rc["by_shift"].items():
-                rows.append(
-                    [
-                        title,
-                        f"recolored: turned {shift}°",
-                        *_ci_cells(by["accuracy"]),
-                        f"edit ΔE00 {fmt_num(by['edit_delta_e'], 1)}, |ΔL*| {fmt_num(by['edit_delta_l'], 2)}",
-                    ]
-                )
             rows.append(
                 [title, "recolored: robust (right as rendered and after every turn)", *_ci_cells(rc["robust"]), ""]
             )
@@ -403,6 +394,60 @@ def _contrast(bench: KnownColors, records: Sequence[Record], ct: dict[str, Any])
     return out
 
 
+def _recolored(bench: KnownColors, records: Sequence[Record], rc: dict[str, Any]) -> list[Section]:
+    """The turned albedos (squares) and the names given (strips), per albedo and turn, on the first
+    rendered shape; the accuracy and the edit's size per turn."""
+    turned = [r for r in records if r["probe"] == "recolored" and r["object"] != "patch"]
+    if not rc or not turned:
+        return []
+    shape = turned[0]["object"]
+    named = {(r["color"], r["object"]): r for r in records if r["probe"] == "naming"}
+    by = {(r["source_color"], float(r["hue_shift"])): r for r in turned if r["object"] == shape}
+    colors = list(dict.fromkeys(r["source_color"] for r in turned if r["object"] == shape))
+    shifts = sorted({k[1] for k in by})
+
+    def cell(r: Record | None, truth_rgb: Sequence[int]) -> dict[str, object] | None:
+        if r is None:
+            return None
+        return {
+            "inner": _hex_rgb(truth_rgb),
+            "named": lab_hex(r["choice"]["named_lab"]) or "#dddddd",
+            "flag": not r["choice"]["correct"],
+            "title": f"truth {r['color']}, named {r['choice']['named']}",
+        }
+
+    cells = [
+        [cell(named.get((c, shape)), bench.system.get(c).rgb)]
+        + [cell(by.get((c, sh)), by[(c, sh)]["turned_rgb"]) if (c, sh) in by else None for sh in shifts]
+        for c in colors
+    ]
+    rows = [
+        [
+            f"{shift}°",
+            *_ci_cells(v["accuracy"]),
+            fmt_num(v["edit_delta_e"], 1),
+            fmt_num(v["edit_delta_l"], 2),
+            fmt_num(100 * v["gamut_mapped"], 1) + " %",
+        ]
+        for shift, v in rc["by_shift"].items()
+    ]
+    return [
+        Section(
+            f"Recoloured {shape}s: the albedo turned in CIELCh (square) and the name given (strip)",
+            svg=swatch_grid_svg(colors, ["as rendered", *(f"turned {sh:g}°" for sh in shifts)], cells),
+            note="outlined in red: not the turned albedo's nearest name",
+        ),
+        Section(
+            "Recoloured objects: naming accuracy and the size of the edit per hue turn",
+            table={
+                "columns": ["turn", "accuracy", "95% CI", "n", "edit ΔE00", "edit |ΔL*|", "chroma reduced"],
+                "rows": rows,
+            },
+            note="the edit: ΔE00 and |ΔL*| between each recoloured pixel before and after, averaged per image",
+        ),
+    ]
+
+
 def _boundaries(bench: KnownColors, bd: dict[str, Any], method: str) -> list[Section]:
     out = []
     hexes = {n: bench.system.get(n).hex for n in bench.names}
@@ -460,6 +505,7 @@ def sections(bench: KnownColors, results: dict[str, Any], records: Sequence[Reco
     for method in methods:
         if m[method]["boundaries"]:
             out += _boundaries(bench, m[method]["boundaries"], method)
+    out += _recolored(bench, records, m["choice"].get("recolored") or {})
     # the galleries last: long, and the figures above say more at a glance
     gallery = _naming_gallery(records)
     return out + ([gallery] if gallery else []) + constancy_cards
