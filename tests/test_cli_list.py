@@ -84,7 +84,8 @@ def test_list_options_leaves_out_internal_options(cli, monkeypatch):
     assert "it takes threshold (as -o" in str(exc.value) and "scorer_config" not in str(exc.value)
 
 
-def test_gencolorbench_does_not_offer_its_scorer_record_as_an_option(cli):
-    code, out, _ = cli("list", "options", "gencolorbench", "--json")
+@pytest.mark.parametrize("bench", ["gencolorbench", "gencolor-diagnostic"])
+def test_gencolorbench_does_not_offer_its_scorer_record_as_an_option(cli, bench):
+    code, out, _ = cli("list", "options", bench, "--json")
     names = [r["name"] for r in json.loads(out)]
     assert code == 0 and "scorer" in names and "scorer_config" not in names

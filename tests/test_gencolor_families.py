@@ -249,7 +249,7 @@ def test_score_image_cli_takes_the_scorer_and_the_candidate_rule(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert proc.returncode == 2 and "scorer 'clever' unknown: use huebench or paper" in proc.stderr
+    assert proc.returncode == 2 and "--scorer clever: 'clever' is not a scorer. Use huebench or paper" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

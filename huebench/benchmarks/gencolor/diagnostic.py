@@ -133,6 +133,7 @@ class Diagnostic(Benchmark):
     name = "gencolor-diagnostic"
     description = "GenColorBench scorer diagnostic on images of known colour, five families (no model needed)"
     capabilities = ()
+    internal_options = ("scorer_config",)  # config.json's record of the scorers, rebuilt from the options
     option_help: ClassVar[dict[str, str]] = {
         "system": "iscc-nbs-l2 or css3.",
         "quick": "Smaller, noisier renders (48 px, 16 spp): a few minutes on a laptop CPU.",
