@@ -424,7 +424,7 @@ class Rainbow(_RainbowBase):
         ]
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
-        from huebench.report.html import Section, fmt_num
+        from huebench.report.html import Section, fmt_percent
         from huebench.report.svg import swatches_svg
 
         m = results["metrics"]
@@ -449,10 +449,10 @@ class Rainbow(_RainbowBase):
                         [
                             src,
                             e["n"],
-                            fmt_num(e["score"]),
-                            fmt_num(macro["complementary"]),
-                            fmt_num(macro["adjacent"]),
-                            fmt_num(macro["all"]),
+                            fmt_percent(e["score"], 1, unit=False),
+                            fmt_percent(macro["complementary"], 1, unit=False),
+                            fmt_percent(macro["adjacent"], 1, unit=False),
+                            fmt_percent(macro["all"], 1, unit=False),
                         ]
                     )
                 else:
@@ -460,25 +460,25 @@ class Rainbow(_RainbowBase):
                         [
                             src,
                             e["n"],
-                            fmt_num(e["pairwise_accuracy"]),
-                            fmt_num(macro["complementary"]),
-                            fmt_num(macro["adjacent"]),
-                            fmt_num(macro["all"]),
-                            fmt_num(e["accuracy"]),
-                            fmt_num(e["precision"]),
-                            fmt_num(e["recall"]),
+                            fmt_percent(e["pairwise_accuracy"], 1, unit=False),
+                            fmt_percent(macro["complementary"], 1, unit=False),
+                            fmt_percent(macro["adjacent"], 1, unit=False),
+                            fmt_percent(macro["all"], 1, unit=False),
+                            fmt_percent(e["accuracy"], 1, unit=False),
+                            fmt_percent(e["precision"], 1, unit=False),
+                            fmt_percent(e["recall"], 1, unit=False),
                         ]
                     )
             cols = [
                 "source",
                 "probes",
-                "ranking acc." if ranking else "pair-wise acc.",
-                "⚡ complementary (macro)",
-                "~ adjacent (macro)",
-                "all pairs (macro)",
+                "ranking acc. (%)" if ranking else "pair-wise acc. (%)",
+                "⚡ complementary (macro, %)",
+                "~ adjacent (macro, %)",
+                "all pairs (macro, %)",
             ]
             if not ranking:
-                cols += ["accuracy", "precision", "recall"]
+                cols += ["accuracy (%)", "precision (%)", "recall (%)"]
             sections.append(Section(title, table={"columns": cols, "rows": rows}))
         for src, e in m.get("replacement", {}).items():
             bp = e["by_pair"]
@@ -569,11 +569,11 @@ class RainbowBaseline(_RainbowBase):
         return out
 
     def report_sections(self, results: dict[str, Any], records: Sequence[dict[str, Any]]) -> list[Any]:
-        from huebench.report.html import Section, fmt_num
+        from huebench.report.html import Section, fmt_percent
 
         m = results["metrics"]
         rows = [
-            [kind, src, e["n"], fmt_num(e["share"], 2)]
+            [kind, src, e["n"], fmt_percent(e["share"], 1)]
             for kind in ("replacement", "swap")
             for src, e in m.get(kind, {}).items()
         ]
@@ -581,7 +581,7 @@ class RainbowBaseline(_RainbowBase):
             Section(
                 "Table 2 shape: matching description more likely than the foil",
                 table={"columns": ["kind", "source", "probes", "share"], "rows": rows},
-                note="random baseline 0.50",
+                note="random baseline 50 %",
             )
         ]
         wrong = [(r, p) for r in records for p in r["probes"] if not p["match_more_likely"]]

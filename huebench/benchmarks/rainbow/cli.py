@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from huebench.report.html import fmt_num
+from huebench.report.html import fmt_percent
 
 app = typer.Typer(no_args_is_help=True, help="Rainbow: import captions, build probes, language-only baseline.")
 console = Console(soft_wrap=True)  # long lines stay whole in logs and pipes
@@ -94,5 +94,5 @@ def baseline_cmd(
     )
     for kind in ("replacement", "swap"):
         for src, e in res.metrics.get(kind, {}).items():
-            console.print(f"{kind:12s} {src:16s} {fmt_num(e['share'], 2)}  (n={e['n']})")
+            console.print(f"{kind:12s} {src:16s} {fmt_percent(e['share'], 1)}  (n={e['n']})")
     end_run(res)
