@@ -373,6 +373,15 @@ if AVAILABLE:
 
     # --- parallel drivers: flat C-contiguous arrays, blocks shared out over the threads
 
+    @_jit(inline="always")
+    def _decode_block(rgb, lut, buf, s, k):  # pragma: no cover - compiled
+        # pixels s .. s+k of flat 8-bit sRGB, decoded to linear r, g, b in buf's first three thirds
+        for j in range(k):
+            i = 3 * (s + j)
+            buf[j] = lut[rgb[i]]
+            buf[BLOCK + j] = lut[rgb[i + 1]]
+            buf[2 * BLOCK + j] = lut[rgb[i + 2]]
+
     @_jit(parallel=True)
     def _srgb8_to_lab(rgb, lut, m, out):  # pragma: no cover - compiled
         # rgb: (3n,) uint8; lut: the sRGB decoding of 0..255; out: (3n,) float64
@@ -381,11 +390,7 @@ if AVAILABLE:
             s = blk * BLOCK
             k = min(s + BLOCK, n) - s
             buf = np.empty(6 * BLOCK)
-            for j in range(k):
-                i = 3 * (s + j)
-                buf[j] = lut[rgb[i]]
-                buf[BLOCK + j] = lut[rgb[i + 1]]
-                buf[2 * BLOCK + j] = lut[rgb[i + 2]]
+            _decode_block(rgb, lut, buf, s, k)
             r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
             L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
             _lab_block(r, g, b, L, A, B, k, m)  # 8-bit input: t ≤ 1.00005, never out of range
@@ -483,11 +488,7 @@ if AVAILABLE:
             s = blk * BLOCK
             k = min(s + BLOCK, n) - s
             buf = np.empty(6 * BLOCK)
-            for j in range(k):
-                i = 3 * (s + j)
-                buf[j] = lut[rgb[i]]
-                buf[BLOCK + j] = lut[rgb[i + 1]]
-                buf[2 * BLOCK + j] = lut[rgb[i + 2]]
+            _decode_block(rgb, lut, buf, s, k)
             r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
             L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
             _lab_block(r, g, b, L, A, B, k, m)
