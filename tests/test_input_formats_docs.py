@@ -144,6 +144,54 @@ def test_rainbow_captions_examples_build_the_probe_line_the_docs_show(tmp_path):
     _in_doc("captions.jsonl:1: " + message.split(":1: ", 1)[1], RAINBOW, heading)
 
 
+@pytest.mark.parametrize("source", ["flickr30k", "coco", "aro", "vl-checklist", "eqben"])
+def test_rainbow_import_examples_give_the_captions_the_docs_show(tmp_path, source):
+    from huebench.benchmarks.rainbow.sources import SOURCES, load_captions
+
+    headings = re.findall(r"^#### (.+)$", _section(RAINBOW, "### The source files"), re.M)
+    assert headings == list(SOURCES)  # every source has its example, and only those
+    given, gives = _blocks(RAINBOW, f"#### {source}", "json")
+    path = tmp_path / "annotations.json"
+    path.write_text(given)
+    out = tmp_path / "captions.jsonl"
+    r = CliRunner().invoke(app, ["rainbow", "import", source, str(path), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    shown = [json.loads(line) for line in gives.splitlines()]
+    assert [json.loads(line) for line in out.read_text().splitlines()] == shown
+    assert [c.id for c in load_captions(out)] == [c["id"] for c in shown]  # what rainbow build reads
+
+
+def test_rainbow_import_help_examples_import_and_the_quoted_error_is_real(tmp_path):
+    from huebench.benchmarks.rainbow.cli import IMPORT_EXAMPLES
+    from huebench.benchmarks.rainbow.sources import SOURCES
+
+    captions = {
+        "flickr30k": ["A man in a red shirt."],
+        "coco": ["A man on a red moped."],
+        "aro": ["the white plate"],  # not the false caption
+        "vl-checklist": ["white plate"],  # not the NEG one
+        "eqben": ["a red ball", "a blue cube", "a yellow cube"],
+    }
+    assert list(IMPORT_EXAMPLES) == list(SOURCES) == list(captions)
+    r = CliRunner().invoke(app, ["rainbow", "import", "--help"], terminal_width=100)
+    shown = " ".join(r.output.split())
+    for source, example in IMPORT_EXAMPLES.items():
+        assert f"{source}: {json.dumps(example)}" in shown  # the --help shows the example the test imports
+        path = tmp_path / f"{source}.json"
+        path.write_text(json.dumps(example))
+        out = tmp_path / f"{source}.jsonl"
+        r = CliRunner().invoke(app, ["rainbow", "import", source, str(path), "--out", str(out)])
+        assert r.exit_code == 0, r.output
+        assert [json.loads(line)["caption"] for line in out.read_text().splitlines()] == captions[source]
+    # the natural wrong guess: captions that are already in the captions format
+    captions = tmp_path / "captions.jsonl"
+    captions.write_text("".join(json.dumps(r) + "\n" for r in _jsonl(RAINBOW, "### The captions file")))
+    r = CliRunner().invoke(app, ["rainbow", "import", "flickr30k", str(captions), "--out", str(tmp_path / "x.jsonl")])
+    message = str(r.exception)
+    assert message.startswith(f"{captions}:2: invalid JSON (Extra data); `rainbow import flickr30k` reads Karpathy")
+    _in_doc("captions.jsonl:2: " + message.split(":2: ", 1)[1], RAINBOW, "### The source files")
+
+
 def test_rainbow_images_root_and_colours_file_examples_run(tmp_path):
     from huebench.benchmarks.rainbow.benchmark import Rainbow, load_probes
     from huebench.benchmarks.rainbow.probes import ProbeBuilder

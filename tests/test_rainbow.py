@@ -1,6 +1,7 @@
 """Rainbow: probe-building rules, source loaders, evaluation with tiny models, language-only baseline."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -171,10 +172,36 @@ def test_generic_and_source_loaders(tmp_path):
         json.dumps([{"image_path": "x.jpg", "true_caption": "the white horse", "false_caption": "the horse white"}])
     )
     assert load_source("aro", tmp_path / "a.json")[0].caption == "the white horse"
-    with pytest.raises(InputFileError, match="expected Karpathy's split file"):
+    with pytest.raises(
+        InputFileError, match="is not an object with an 'images' list; `rainbow import coco` reads Karpathy"
+    ):
         load_source("coco", tmp_path / "a.json")
     with pytest.raises(InputFileError, match="file not found"):
         load_source("aro", tmp_path / "missing.json")
+
+
+def test_source_files_that_are_not_the_sources_are_refused_in_one_line(tmp_path):
+    from huebench.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError, match=r"unknown source 'flickr'; known: .* Did you mean 'flickr30k'\?"):
+        load_source("flickr", tmp_path / "missing.json")  # the name first, before the file is looked for
+    cases = {  # a malformed item of each source: what is wrong, where, and the file expected
+        "flickr30k": (
+            {"images": [{"split": "test", "filename": "1.jpg", "sentences": [{"text": "x"}]}]},
+            r"images\[0\]\.sentences\[0\] has no 'raw' text",
+        ),
+        "aro": (["the white horse"], "item 0 lacks true_caption or image_path"),
+        "vl-checklist": ([["1.jpg", {"POS": "red car"}]], r'item 0 is not \[image, \{"POS": \[captions\]'),
+        "eqben": ([{"image": "1.png", "caption": None}], "item 0 lacks image/caption"),
+    }
+    for source, (data, match) in cases.items():
+        path = tmp_path / f"{source}.json"
+        path.write_text(json.dumps(data))
+        with pytest.raises(
+            InputFileError, match=rf"^{re.escape(str(path))}: {match}.*; `rainbow import {source}` reads"
+        ) as exc:
+            load_source(source, path)
+        assert "docs/rainbow.md, The source files" in str(exc.value) and "\n" not in str(exc.value)
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -14,13 +15,50 @@ app = typer.Typer(no_args_is_help=True, help="Rainbow: import captions, build pr
 console = Console(soft_wrap=True)  # long lines stay whole in logs and pipes
 
 
-@app.command("import")
+#: one small file per source of `rainbow import`, shown in its --help (each is imported by the tests;
+#: docs/rainbow.md, The source files, shows them with the captions they give)
+IMPORT_EXAMPLES: dict[str, Any] = {
+    "flickr30k": {
+        "images": [
+            {"split": "test", "filename": "1000092795.jpg", "imgid": 0, "sentences": [{"raw": "A man in a red shirt."}]}
+        ]
+    },
+    "coco": {
+        "images": [
+            {
+                "split": "test",
+                "filepath": "val2014",
+                "filename": "COCO_val2014_000000391895.jpg",
+                "imgid": 7,
+                "sentences": [{"raw": "A man on a red moped."}],
+            }
+        ]
+    },
+    "aro": [{"image_path": "2337253.jpg", "true_caption": "the white plate", "false_caption": "the plate white"}],
+    "vl-checklist": [["vg/2377957.jpg", {"POS": ["white plate"], "NEG": ["black plate"]}]],
+    "eqben": [
+        {"image": "eqbensd/1.png", "caption": "a red ball"},
+        {"image0": "kubric/0.png", "caption0": "a blue cube", "image1": "kubric/1.png", "caption1": "a yellow cube"},
+    ],
+}
+
+
+@app.command(
+    "import",
+    epilog=(
+        "The file of each source, e.g. (other fields are ignored; Karpathy's files give their test-split images "
+        "only): "
+        + "; ".join(f"{name}: {json.dumps(example)}" for name, example in IMPORT_EXAMPLES.items())
+        + ". Every format and the captions it gives: docs/rainbow.md, The source files. Captions of your own "
+        "(id, image, caption) need no import: give them to rainbow build --captions."
+    ),
+)
 def import_cmd(
     source: str = typer.Argument(..., help="flickr30k, coco, aro, vl-checklist or eqben."),
-    file: Path = typer.Argument(..., help="The source's own annotation file (see docs/rainbow.md)."),
+    file: Path = typer.Argument(..., help="The source's own annotation file (examples below)."),
     out: Path = typer.Option(..., "--out", help="Captions JSONL (id, image, caption, source) for `rainbow build`."),
 ) -> None:
-    """Convert a source dataset's captions into the generic captions JSONL."""
+    """Convert a source dataset's captions into the captions JSONL that `rainbow build` reads."""
     from huebench.benchmarks.rainbow.sources import load_source
     from huebench.io import atomic_write_text
 
