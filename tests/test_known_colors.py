@@ -261,6 +261,23 @@ def test_records_carry_render_parameters_truth_and_answers(random_run):
     assert recs["constancy/sphere/orange/D65/unbalanced"]["shown_rgb"] == r["rgb"]
 
 
+def test_every_command_summary_prints_the_headline_metrics(random_run, capsys):
+    from huebench.cli.runs import print_summary
+
+    print_summary(random_run.results, random_run.run_dir, random_run.records, report=None)
+    out = capsys.readouterr().out
+    lines = [line.strip() for line in out.splitlines()]
+    acc = random_run.results["metrics"]["choice"]["naming"]["accuracy"]
+    expected = (
+        f"choice/naming/accuracy: {100 * acc['value']:.1f} %  95% CI [{100 * acc['low']:.1f}, {100 * acc['high']:.1f}]"
+    )
+    assert any(line.startswith(expected) for line in lines), out
+    for path in ("choice/naming/delta_e", "choice/constancy/index/balanced", "choice/boundaries/distance",
+                 "choice/recolored/robust"):  # fmt: skip
+        assert any(line.startswith(path + ": ") for line in lines), path
+    assert not any(line.startswith("open/") for line in lines)  # no VLM: no open answers
+
+
 def test_rescore_reproduces_the_results(random_run):
     assert rescore(random_run.run_dir)["metrics"] == random_run.results["metrics"]
 

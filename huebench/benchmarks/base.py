@@ -198,6 +198,9 @@ class Benchmark(ABC):
     #: (and they are accepted back from it, by --resume and rescore), but a user does not give them;
     #: ``huebench list options`` and the list of options in an unknown-option error leave them out
     internal_options: ClassVar[tuple[str, ...]] = ()
+    #: the metrics every command's summary prints (paths into results.json's metrics, "a/b/c", each a
+    #: value with its interval); empty: every top-level metric that has an interval
+    headline: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **options: Any):
         self.options = options

@@ -178,7 +178,7 @@ def print_summary(
     colour = "red" if not n else "yellow" if n_failed else "green"
     head = "[bold yellow]partial[/]" if partial else f"[bold {colour}]{finished}[/]"
     console.print(f"{head}: {n} samples scored, {n_failed} failed → {run_dir}", highlight=False)
-    for key, val in (results.get("metrics") or {}).items():
+    for key, val in _headline(results):
         if isinstance(val, dict) and "value" in val and "low" in val:
             scale = proportion_scale(results["benchmark"], key)  # accuracies read as percentages everywhere
             value, low, high = (
@@ -194,6 +194,29 @@ def print_summary(
         console.print("  " + _failures_line(records, run_dir), highlight=False, markup=False)
     if report is not None:
         console.print(f"  report: {report}", highlight=False)
+
+
+def _headline(results: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The summary's metrics: the benchmark's ``headline`` paths where it names them (nested
+    results), else every top-level metric."""
+    from huebench.benchmarks.base import get_benchmark
+    from huebench.errors import HuebenchError
+
+    metrics = results.get("metrics") or {}
+    try:
+        paths = get_benchmark(str(results.get("benchmark"))).headline
+    except HuebenchError:  # a run of a benchmark that is not installed here: its top level
+        paths = ()
+    if not paths:
+        return list(metrics.items())
+    out = []
+    for path in paths:
+        val: Any = metrics
+        for part in path.split("/"):
+            val = val.get(part) if isinstance(val, dict) else None
+        if val is not None:
+            out.append((path, val))
+    return out
 
 
 #: the detail in a failure reason that varies between samples of one kind of failure: paths, numbers

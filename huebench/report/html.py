@@ -63,6 +63,17 @@ def fmt_num(v: Any, digits: int = 3) -> str:
 #: huebench writes shows a proportion as a percentage with one decimal (:func:`fmt_percent`).
 PROPORTIONS: dict[str, dict[str, float]] = {
     "colornames": {"accuracy": 1, "per_color/*": 1},
+    "known-colors": dict.fromkeys(
+        (
+            "*/naming/accuracy",
+            "*/constancy/index/*",
+            "*/contrast/shift_rate",
+            "*/boundaries/agreement",
+            "*/recolored/accuracy",
+            "*/recolored/robust",
+        ),
+        1,
+    ),
     "colorbench": dict.fromkeys(
         (
             "overall",

@@ -95,6 +95,15 @@ class KnownColors(Benchmark):
     description = "Colour naming, constancy, contrast and category boundaries on renders of known colour"
     capabilities = (Capability.ITM, Capability.IMAGE_TEXT_SCORE, Capability.VLM)
     progress_phase = "rendering and naming"
+    headline = (
+        "choice/naming/accuracy",
+        "choice/naming/delta_e",
+        "choice/constancy/index/balanced",
+        "choice/contrast/shift_rate",
+        "choice/boundaries/distance",
+        "choice/recolored/robust",
+        "open/naming/accuracy",
+    )
     option_help: ClassVar[dict[str, str]] = {
         "system": "The names the model chooses among: basic (11 terms), iscc-nbs-l2 (29) or css3 (147).",
         "quick": "Smaller renders (48 px, 16 spp), 10 shapes, fewer shapes per probe: 883 images with the basic "

@@ -13,7 +13,7 @@ import numpy as np
 from huebench.benchmarks.known_colors.stimuli import LIGHTS, REFERENCE_LIGHT, REFERENCE_SURROUND, SURROUNDS
 from huebench.color import Color, lch_to_lab, linear_to_srgb8
 from huebench.report.gallery import GalleryItem, Metric, lab_hex
-from huebench.report.html import Section, bar_chart_svg, fmt_num, heatmap_svg
+from huebench.report.html import Section, bar_chart_svg, fmt_num, fmt_percent, heatmap_svg
 from huebench.report.svg import curves_svg, swatch_grid_svg
 
 if TYPE_CHECKING:
@@ -33,9 +33,14 @@ def _hex_rgb(rgb: Sequence[int]) -> str:
     return Color((r, g, b)).hex
 
 
-def _ci_cells(v: dict[str, Any] | None, digits: int = 3) -> list[str]:
+def _ci_cells(v: dict[str, Any] | None, digits: int | None = None) -> list[str]:
+    """Value, interval and n; a share (``digits`` None) as a percentage with one decimal, as every
+    report shows accuracies, any other measure with ``digits`` decimals."""
     if not v:
         return ["n/a", "", "0"]
+    if digits is None:
+        lo, hi = fmt_percent(v["low"], 1, unit=False), fmt_percent(v["high"], 1, unit=False)
+        return [fmt_percent(v["value"], 1), f"[{lo}, {hi}]", str(v["n"])]
     return [fmt_num(v["value"], digits), f"[{fmt_num(v['low'], digits)}, {fmt_num(v['high'], digits)}]", str(v["n"])]
 
 
@@ -47,7 +52,9 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
         nm, cm, ct, bd = mm["naming"], mm["constancy"], mm["contrast"], mm["boundaries"]
         rc = mm.get("recolored") or {}
         if nm:
-            rows.append([title, "naming accuracy", *_ci_cells(nm["accuracy"]), f"chance {fmt_num(nm['chance'])}"])
+            rows.append(
+                [title, "naming accuracy", *_ci_cells(nm["accuracy"]), f"chance {fmt_percent(nm['chance'], 1)}"]
+            )
             rows.append(
                 [
                     title,
@@ -64,7 +71,7 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
                             title,
                             f"constancy index, {wb}",
                             *_ci_cells(cm["index"][wb]),
-                            "1 = constant; chance ≈ " + fmt_num(cm["chance"]),
+                            "100 % = constant; chance ≈ " + fmt_percent(cm["chance"], 1),
                         ]
                     )
                     rows.append(
@@ -107,7 +114,7 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
                     title,
                     "sweep: agrees with nearest-centroid name",
                     *_ci_cells(bd["agreement"]),
-                    f"chance {fmt_num(bd['chance'])}",
+                    f"chance {fmt_percent(bd['chance'], 1)}",
                 ]
             )
             rows.append(
@@ -124,7 +131,7 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
                     title,
                     "recolored: named after a CIELCh hue turn",
                     *_ci_cells(rc["accuracy"]),
-                    "the same objects as rendered: " + fmt_num(rc["as_rendered"]["value"]),
+                    "the same objects as rendered: " + fmt_percent(rc["as_rendered"]["value"], 1),
                 ]
             )
             rows.append(
@@ -260,11 +267,11 @@ def _constancy(
             [
                 camera,
                 *_ci_cells(cm["index"][camera]),
-                f"{fmt_num(cm['index_when_right'][camera]['value'])} (n {cm['index_when_right'][camera]['n']})",
-                ", ".join(f"{k} {fmt_num(v, 2)}" for k, v in cm["by_light"][camera].items()),
-                ", ".join(f"{k} {fmt_num(v, 2)}" for k, v in cm["accuracy"][camera].items()),
-                fmt_num(cm["light_color_rate"][camera]["value"]),
-                fmt_num(cm["image_color_rate"][camera]["value"]),
+                f"{fmt_percent(cm['index_when_right'][camera]['value'], 1)} (n {cm['index_when_right'][camera]['n']})",
+                ", ".join(f"{k} {fmt_percent(v, 1)}" for k, v in cm["by_light"][camera].items()),
+                ", ".join(f"{k} {fmt_percent(v, 1)}" for k, v in cm["accuracy"][camera].items()),
+                fmt_percent(cm["light_color_rate"][camera]["value"], 1),
+                fmt_percent(cm["image_color_rate"][camera]["value"], 1),
             ]
         )
     out = [
