@@ -28,9 +28,8 @@ def model(tiny):
 
 
 def _run(model, dataset, out, **extra):
-    return evaluate(
-        "coda-probe", model, out=out, no_cache=True, progress=False, dataset=str(dataset), **OPTIONS, **extra
-    )
+    options = {"no_cache": True, "progress": False, "dataset": str(dataset), **OPTIONS, **extra}
+    return evaluate("coda-probe", model, out=out, **options)
 
 
 def _records(run_dir):
@@ -127,3 +126,70 @@ def test_predictions_trained_on_other_features_are_refused(model, dataset, tmp_p
     _write_records(run_dir, records)
     with pytest.raises(HuebenchError, match="no trained probes for these features"):
         rescore(run_dir)
+
+
+def test_probes_trained_side_by_side_give_the_numbers_each_gets_alone(model, dataset, tmp_path, monkeypatch):
+    import torch
+
+    threads = torch.get_num_threads()
+    runs = {}
+    for cores in (1, 3):  # one probe at a time, or three side by side (each on one thread)
+        monkeypatch.setattr(probe, "_cores", lambda cores=cores: cores)
+        _run(model, dataset, tmp_path / str(cores))
+        runs[cores] = (tmp_path / str(cores) / "records.jsonl").read_bytes()
+    assert runs[1] == runs[3]
+    assert torch.get_num_threads() == threads  # the run's own setting is back
+
+
+def test_a_probe_that_fails_stops_the_others_and_the_error_is_the_runs(model, dataset, tmp_path, monkeypatch):
+    import threading
+
+    begun, completed = [], []
+    real = probe.train_probe
+
+    def failing(x, y, **kwargs):
+        begun.append(len(x))
+        if len(begun) == 1:  # the first probe to begin
+            raise MemoryError("no memory for this probe")
+        net = real(x, y, **kwargs)
+        completed.append(len(x))
+        return net
+
+    monkeypatch.setattr(probe, "train_probe", failing)
+    monkeypatch.setattr(probe, "_cores", lambda: 2)
+    before = threading.active_count()
+    with pytest.raises(MemoryError, match="no memory for this probe"):
+        _run(model, dataset, tmp_path / "run", steps=5000)  # seconds per probe: the second one is stopped in it
+    assert completed == [] and threading.active_count() == before
+    assert begun[0] == 12 and len(begun) < 8  # the largest probes begin first; those not begun are dropped
+
+
+def test_the_progress_says_which_probes_are_training(model, dataset, tmp_path, monkeypatch):
+    import contextlib
+
+    from huebench import progress
+
+    details, real = [], progress.task
+
+    @contextlib.contextmanager
+    def recording(*args, **kwargs):
+        with real(*args, **kwargs) as task:
+            update = task.update
+
+            def recorded(**changes):
+                details.append(changes.get("detail"))
+                update(**changes)
+
+            task.update = recorded
+            yield task
+
+    monkeypatch.setattr(progress, "task", recording)
+    monkeypatch.setattr(probe, "_cores", lambda: 2)
+    _run(model, dataset, tmp_path / "run")
+    shown = [d for d in details if d and "probe" in d]
+    for k, (seed, n) in enumerate((s, n) for s in (1, 2) for n in (1, 2, 5, 12)):
+        objects = f"{n} training object{'s' if n != 1 else ''}"
+        assert any(f"probe {k + 1}/8: seed {seed}/2, {objects}" in d for d in shown)
+    assert any(d.count("; probe ") == 1 for d in shown)  # two at a time
+    assert shown[0].startswith("probe 4/8: seed 1/2, 12 training objects")  # the largest first
+    assert shown[-1] == "8 probes trained, 2 at a time"

@@ -26,11 +26,15 @@ the run trains and stores them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
+import os
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,6 +57,32 @@ TRAIN, HELD_OUT = "train", ("val", "test")
 ESTIMATE_EPOCHS = 20
 
 
+#: torch's global generator: seeded, then drawn from by one probe's initialisation at a time
+_SEEDING = threading.Lock()
+
+
+def _cores() -> int:
+    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """Inside: torch computes each operation on one thread. A probe's tensors are small (at most
+    the training objects × the feature size): threads inside an operation mostly wait for each
+    other, and on a machine with other work they wait for threads that are not running; probes
+    train side by side in threads of their own instead (docs/coda.md has the measurement). So a
+    probe's numbers are the same however many train at once and however many cores there are."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def train_probe(
     x: np.ndarray,
     y: np.ndarray,
@@ -66,24 +96,38 @@ def train_probe(
 ) -> Any:
     """Train the MLP probe on features ``x`` → distributions ``y``; returns the model (eval mode).
 
-    Every step is full-batch (one epoch over ``x``); ``on_step()`` is called after each (progress)."""
+    Every step is full-batch (one epoch over ``x``); ``on_step()`` is called after each (progress).
+    The weights start from torch's generator seeded with ``seed``, and the dropout masks continue
+    that generator's stream in one of the probe's own, so probes train side by side in threads
+    with the numbers each gets alone."""
     import torch
 
-    torch.manual_seed(seed)
-    net = torch.nn.Sequential(
-        torch.nn.Linear(x.shape[1], hidden),
-        torch.nn.ReLU(),
-        torch.nn.Dropout(dropout),
-        torch.nn.Linear(hidden, hidden),
-        torch.nn.ReLU(),
-        torch.nn.Dropout(dropout),
-        torch.nn.Linear(hidden, y.shape[1]),
-    )
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    with _SEEDING:
+        torch.manual_seed(seed)
+        net = torch.nn.Sequential(
+            torch.nn.Linear(x.shape[1], hidden),
+            torch.nn.ReLU(),
+            torch.nn.Dropout(dropout),
+            torch.nn.Linear(hidden, hidden),
+            torch.nn.ReLU(),
+            torch.nn.Dropout(dropout),
+            torch.nn.Linear(hidden, y.shape[1]),
+        )
+        masks = torch.Generator()
+        masks.set_state(torch.get_rng_state())
+    first, second, last = net[0], net[3], net[6]
+    keep = 1.0 - dropout
+
+    def dropped(h: Any) -> Any:  # torch.nn.Dropout's arithmetic, with the probe's generator
+        return h * torch.empty_like(h).bernoulli_(keep, generator=masks).div_(keep)
+
+    # foreach: one call per step updates all the weights (the same numbers), less time holding the GIL
+    opt = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)
     xt, yt = torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
     net.train()
     for _ in range(steps):
-        loss = -(yt * torch.log_softmax(net(xt), dim=-1)).sum(-1).mean()
+        h = dropped(torch.relu(second(dropped(torch.relu(first(xt))))))
+        loss = -(yt * torch.log_softmax(last(h), dim=-1)).sum(-1).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -233,25 +277,65 @@ class CodaProbe(Benchmark):
         y_train = np.array([r["truth"] for r in by_split[TRAIN]], dtype=np.float64)
         n_max = len(by_split[TRAIN])
         probes = self._probes(n_max)
-        # per record id, per seed: the predicted distribution of each size's probe
-        predictions: dict[str, list[list[list[float]]]] = {r["id"]: [[] for _ in range(self.n_seeds)] for r in held}
-        with progress.task(
-            f"{self.name}: training {len(probes)} probes, {self.steps:,} full-batch epochs each",
-            total=len(probes) * self.steps,
-            unit="epochs",
-        ) as bar:
-            for k, (s, _, n) in enumerate(probes):
-                bar.update(
-                    detail=f"probe {k + 1}/{len(probes)}: seed {s + 1}/{self.n_seeds}, "
-                    f"{n} training object{'s' if n != 1 else ''}"
-                )
+        stop = threading.Event()  # set when this thread stops waiting: the probes in training stop too
+        shown = threading.Lock()  # one thread at a time updates the progress
+        running: dict[int, str] = {}  # the probes in training, for the progress: which ones
+        workers = min(len(probes), _cores())
+
+        def train(k: int, s: int, n: int) -> dict[str, np.ndarray]:
+            def step() -> None:
+                if stop.is_set():
+                    raise CancelledError  # this run stopped waiting for it (an error, Ctrl-C)
+                with shown:
+                    bar.advance()
+
+            def show() -> None:  # holding `shown`
+                bar.update(detail="; ".join(running[i] for i in sorted(running)))
+
+            with shown:
+                objects = f"{n} training object{'s' if n != 1 else ''}"
+                running[k] = f"probe {k + 1}/{len(probes)}: seed {s + 1}/{self.n_seeds}, {objects}"
+                show()
+            try:
                 idx = np.random.default_rng(self.seed * 1000 + s).permutation(n_max)[:n]
                 net = train_probe(
-                    x[TRAIN][idx], y_train[idx], steps=self.steps, seed=self.seed * 1000 + s, on_step=bar.advance
+                    x[TRAIN][idx], y_train[idx], steps=self.steps, seed=self.seed * 1000 + s, on_step=step
                 )
-                for split in HELD_OUT:
-                    for r, p in zip(by_split[split], _predict(net, x[split]), strict=True):
-                        predictions[r["id"]][s].append([float(v) for v in p])
+                return {split: _predict(net, x[split]) for split in HELD_OUT}
+            finally:
+                with shown:
+                    del running[k]
+                    show()
+
+        with (
+            progress.task(
+                f"{self.name}: training {len(probes)} probes, {self.steps:,} full-batch epochs each",
+                total=len(probes) * self.steps,
+                unit="epochs",
+            ) as bar,
+            _one_thread(),
+            ThreadPoolExecutor(workers) as pool,
+        ):
+            futures = {}
+            # the largest first: no core waits at the end while one large probe trains alone
+            for k in sorted(range(len(probes)), key=lambda k: -probes[k][2]):
+                s, _, n = probes[k]
+                futures[k] = pool.submit(train, k, s, n)
+            try:
+                for done in as_completed(futures.values()):
+                    done.result()  # the first probe that fails stops the others (below)
+                outputs = [futures[k].result() for k in range(len(probes))]
+                bar.update(detail=f"{len(probes)} probes trained, {workers} at a time")
+            finally:
+                stop.set()
+                for f in futures.values():
+                    f.cancel()
+        # per record id, per seed: the predicted distribution of each size's probe
+        predictions: dict[str, list[list[list[float]]]] = {r["id"]: [[] for _ in range(self.n_seeds)] for r in held}
+        for (s, _, _), out in zip(probes, outputs, strict=True):
+            for split in HELD_OUT:
+                for r, p in zip(by_split[split], out[split], strict=True):
+                    predictions[r["id"]][s].append([float(v) for v in p])
         sizes = self._sizes(n_max)
         return [
             dict(r, probe={"trained_on": key, "sizes": sizes, "predictions": predictions[r["id"]]})
@@ -262,20 +346,22 @@ class CodaProbe(Benchmark):
 
     def _untrained(self, by_split: dict[str, list[dict[str, Any]]]) -> HuebenchError:
         """The error for records without (current) predictions, with how long training would take
-        here: a few epochs of the largest probe timed, times every probe's epochs (an upper bound,
-        the smaller probes are quicker)."""
+        here: a few epochs of the largest probe timed, times every probe's epochs, shared by the
+        probes trained side by side (an upper bound: the smaller probes are quicker)."""
         x = self._standardised(by_split)[TRAIN]
         y = np.array([r["truth"] for r in by_split[TRAIN]], dtype=np.float64)
-        started = time.perf_counter()
-        train_probe(x, y, steps=ESTIMATE_EPOCHS, seed=self.seed)
-        per_epoch = (time.perf_counter() - started) / ESTIMATE_EPOCHS
+        with _one_thread():
+            started = time.perf_counter()
+            train_probe(x, y, steps=ESTIMATE_EPOCHS, seed=self.seed)
+            per_epoch = (time.perf_counter() - started) / ESTIMATE_EPOCHS
         n_probes = len(self._probes(len(x)))
+        seconds = n_probes * self.steps * per_epoch / min(n_probes, _cores())
         return HuebenchError(
             "coda-probe: the records hold no trained probes for these features (the run was made before huebench "
             "stored them, or stopped before training them), and rescore and report do not train: training takes up "
-            f"to about {progress.format_duration(n_probes * self.steps * per_epoch)} here ({n_probes} probes × "
-            f"{self.steps:,} full-batch epochs); to train and store them, run the same `huebench coda probe` (or "
-            "`huebench run coda-probe`) command again with --resume"
+            f"to about {progress.format_duration(seconds)} here ({n_probes} probes × {self.steps:,} full-batch "
+            "epochs); to train and store them, run the same `huebench coda probe` (or `huebench run coda-probe`) "
+            "command again with --resume"
         )
 
     def metrics(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
