@@ -475,11 +475,11 @@ class ColorScorer:
             n = int(np.count_nonzero(m))
             if n > self.max_object_pixels:
                 stride = math.ceil(math.sqrt(n / self.max_object_pixels))
-                while np.count_nonzero(m[stride // 2 :: stride, stride // 2 :: stride]) > self.max_object_pixels:
+                while np.count_nonzero(m[_grid(stride)]) > self.max_object_pixels:
                     stride += 1  # a thin or ragged mask can keep more than 1/stride² of its pixels
         full_mask = m
         if stride > 1:
-            img, m = img[stride // 2 :: stride, stride // 2 :: stride], m[stride // 2 :: stride, stride // 2 :: stride]
+            img, m = img[_grid(stride)], m[_grid(stride)]
         depth = mask_depth(m)  # one transform serves the erosion, the gloss test and the rim
         inner = m
         if self.erode > 0:
@@ -517,6 +517,11 @@ class ColorScorer:
         if veil is None:  # a removed veil is the floor this step would fit
             px8 = remove_specular(px8, method="fitted-floor", min_saturation=self.floor_min_saturation)
         return diffuse_reconstruction(px8, method="diffuse-line", quantile=DIFFUSE_QUANTILE)
+
+
+def _grid(stride: int) -> tuple[slice, slice]:
+    """Every ``stride``-th pixel in each direction, starting half a step in: the working resolution."""
+    return slice(stride // 2, None, stride), slice(stride // 2, None, stride)
 
 
 def segment_offline(image: ArrayLike, *, threshold: float = 12.0, border: int = 2) -> NDArray[np.bool_]:
