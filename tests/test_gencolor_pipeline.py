@@ -575,7 +575,7 @@ def test_compare_and_report_label_runs_by_folder_and_chart_metrics_only(tmp_path
     res = CliRunner().invoke(app, ["report", *dirs, "--out", str(out)])
     assert res.exit_code == 0, res.output
     html = out.read_text()
-    assert "<td>ours/run</td>" in html and "<td>paper/run</td>" in html
+    assert '<td class="short">ours/run</td>' in html and '<td class="short">paper/run</td>' in html
     assert "scorer_config" not in html and "/jnd" not in html  # settings, not metrics
     charts = re.findall(r"<h2>([^<]+)</h2>", html)
     assert "table4/avg" in charts and "judged" not in charts  # both runs judged the same 20 images: no chart

@@ -261,12 +261,18 @@ def _marked(mark: str) -> list[int]:
     return found
 
 
+def _sigint_as_in_a_terminal() -> None:
+    """A shell's background job (CI's, a test runner's) inherits SIGINT ignored; from a terminal it is not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_scoring(tmp_path: Path, folder: dict[str, str], mark: str) -> tuple[subprocess.Popen, Path]:
     out = tmp_path / "run"
     args = [*CLI, "gencolor", "score", "--images", folder["images"], "--prompts", folder["prompts"], "--n", "40",
             "--out", str(out), "--scorer-workers", "2", "--no-progress"]  # fmt: skip
     env = dict(os.environ, HF_HUB_OFFLINE="1", HUEBENCH_TEST_MARK=mark)
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_sigint_as_in_a_terminal)  # fmt: skip
     records = out / "records.jsonl"
     deadline = time.monotonic() + 120
     while not (records.exists() and records.stat().st_size) and proc.poll() is None and time.monotonic() < deadline:

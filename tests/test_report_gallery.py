@@ -11,7 +11,7 @@ from PIL import Image
 
 from huebench.report.gallery import GalleryItem, Metric, lab_hex, order_failures_first, thumbnail_uri
 from huebench.report.html import Section, render_report
-from huebench.report.svg import heatmap_svg, safe_hex
+from huebench.report.svg import _contrast, _lerp_color, heatmap_svg, safe_hex
 
 INJECTION = "<script>document.title='pwned'</script>"
 
@@ -88,6 +88,18 @@ def test_gallery_section_is_escaped_and_ordered_in_the_page():
     assert cards == [("fail", "fail"), ("pass", "pass")]  # failures first
     assert 'style="background: #ff0000"' in html and "ΔE00 7.50 &gt; 5" in html
     assert html.count('class="g-filter"') == 1 and "<script>" in html  # the page's own filter script
+
+
+def test_heatmap_ramp_is_brewer_blues_and_its_numbers_stay_readable():
+    assert (_lerp_color(0.0), _lerp_color(0.5), _lerp_color(1.0)) == ("#f7fbff", "#6baed6", "#08306b")
+    assert _lerp_color(-1.0) == "#f7fbff" and _lerp_color(2.0) == "#08306b" and _lerp_color(float("nan")) == "#dddddd"
+    assert _contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    # every cell's number, black or white, reaches WCAG AA (4.5:1) on its fill
+    svg = heatmap_svg([[i / 40 for i in range(41)]], ["r"], [str(i) for i in range(41)])
+    cells = re.findall(r'<rect x="[^"]+" y="[^"]+" width="[^"]+" height="[^"]+" fill="(#[0-9a-f]{6})"', svg)
+    inks = re.findall(r'text-anchor="middle" fill="(#[0-9a-f]{3,6})">', svg)
+    assert len(cells) == len(inks) == 41 and {"#000", "#fff"} == set(inks)
+    assert min(_contrast(c, "#" + ink[1] * 6) for c, ink in zip(cells, inks, strict=True)) >= 4.5
 
 
 def test_heatmap_draws_swatches_on_its_axes_and_skips_unsafe_colours():

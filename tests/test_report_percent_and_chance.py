@@ -53,7 +53,9 @@ def test_colornames_report_shows_each_patch_as_swatches_of_true_and_predicted_na
         assert status == ("pass" if r["correct"] else "fail")
     # accuracies as percentages, the chance line labelled on the per-colour chart
     acc = res.metrics["accuracy"]
-    assert f"<td>{100 * acc['value']:.1f} % [{100 * acc['low']:.1f}, {100 * acc['high']:.1f}]</td>" in html
+    assert (
+        f'<td class="short">{100 * acc["value"]:.1f} % [{100 * acc["low"]:.1f}, {100 * acc["high"]:.1f}]</td>' in html
+    )
     assert "chance 9.1 %</text>" in _section(html, "Per-colour accuracy")
 
 
@@ -68,9 +70,12 @@ def test_compared_accuracy_charts_draw_and_label_chance_and_read_as_percentages(
         assert ">chance 25.0 %</text>" in _section(html, key)
     for r in ("cn1", "cn2"):
         acc = runs[r].metrics["accuracy"]
-        assert f"<td>{100 * acc['value']:.1f} % [{100 * acc['low']:.1f}, {100 * acc['high']:.1f}]</td>" in html
+        assert (
+            f'<td class="short">{100 * acc["value"]:.1f} % [{100 * acc["low"]:.1f}, {100 * acc["high"]:.1f}]</td>'
+            in html
+        )
     text = runs["cs"].metrics["text"]
-    assert f"<td>{text['value']:.1f} % [{text['low']:.1f}, {text['high']:.1f}]</td>" in html
+    assert f'<td class="short">{text["value"]:.1f} % [{text["low"]:.1f}, {text["high"]:.1f}]</td>' in html
 
 
 def test_runs_of_other_chance_levels_get_each_its_own_mark(runs, tmp_path):
@@ -84,7 +89,10 @@ def test_runs_of_other_chance_levels_get_each_its_own_mark(runs, tmp_path):
     assert accuracy.count('class="reference"') == 1 and ">dashed: chance</text>" in accuracy
     assert "<title>cn1: chance 9.09</title>" in accuracy and "dashed: each run&#39;s own chance" in accuracy
     gen_acc = gen.metrics["accuracy"]  # stored as a percentage: shown as it is
-    assert f"<td>{gen_acc['value']:.1f} % [{gen_acc['low']:.1f}, {gen_acc['high']:.1f}]</td>" in out.read_text()
+    assert (
+        f'<td class="short">{gen_acc["value"]:.1f} % [{gen_acc["low"]:.1f}, {gen_acc["high"]:.1f}]</td>'
+        in out.read_text()
+    )
 
 
 def test_summaries_show_accuracies_as_percentages_with_one_decimal(runs, cli):

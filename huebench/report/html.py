@@ -163,6 +163,7 @@ _TEMPLATE = """<!doctype html>
  h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
  table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
  th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+ td.short { white-space: nowrap; } /* a value, an interval, a short label: one line */
  th { background: #f3f3f3; }
  .meta td:first-child { font-weight: bold; }
  .note { color: #555; font-size: .9em; }
@@ -193,7 +194,7 @@ _TEMPLATE = """<!doctype html>
 {% if s.table %}
 <table class="results">
 <thead><tr>{% for c in s.table.columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>
-<tbody>{% for row in s.table.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>{% endfor %}</tbody>
+<tbody>{% for row in s.table.rows %}<tr>{% for cell in row %}<td{% if (cell | string | length) <= 24 %} class="short"{% endif %}>{{ cell }}</td>{% endfor %}</tr>{% endfor %}</tbody>
 </table>
 {% endif %}
 {% if s.svg %}<figure>{{ s.svg | safe }}</figure>{% endif %}

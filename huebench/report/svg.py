@@ -34,15 +34,41 @@ def safe_hex(color: object) -> str | None:
     return color if isinstance(color, str) and _HEX.fullmatch(color) else None
 
 
+#: ColorBrewer's 9-class "Blues" (Brewer, colorbrewer2.org), light to dark: a sequential ramp whose
+#: middle is still clearly blue, where a straight white-to-blue blend is pale grey-blue
+_BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
+
+
 def _lerp_color(t: float) -> str:
-    """White → deep blue ramp for heatmaps (t in [0, 1]); NaN is grey."""
+    """The heatmap ramp at ``t`` in [0, 1] (the Blues stops, blended linearly between them); NaN is grey."""
     if t != t:  # NaN
         return "#dddddd"
-    t = min(max(t, 0.0), 1.0)
-    r = round(255 + (33 - 255) * t)
-    g = round(255 + (102 - 255) * t)
-    b = round(255 + (172 - 255) * t)
-    return f"#{r:02x}{g:02x}{b:02x}"
+    pos = min(max(t, 0.0), 1.0) * (len(_BLUES) - 1)
+    i = min(int(pos), len(_BLUES) - 2)
+    f = pos - i
+    lo, hi = (tuple(int(c[k : k + 2], 16) for k in (1, 3, 5)) for c in _BLUES[i : i + 2])
+    return "#" + "".join(f"{round(a + (b - a) * f):02x}" for a, b in zip(lo, hi, strict=True))
+
+
+def _relative_luminance(color: str) -> float:
+    """WCAG 2 relative luminance of a '#rrggbb' colour."""
+    linear = [
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+        for c in (int(color[k : k + 2], 16) / 255 for k in (1, 3, 5))
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two '#rrggbb' colours (1 to 21)."""
+    la, lb = sorted((_relative_luminance(a), _relative_luminance(b)))
+    return (lb + 0.05) / (la + 0.05)
+
+
+def _ink_on(fill: str) -> str:
+    """Black or white text, whichever contrasts more with ``fill``: one of them always reaches WCAG
+    AA's 4.5:1."""
+    return "#fff" if _contrast(fill, "#ffffff") > _contrast(fill, "#000000") else "#000"
 
 
 def heatmap_svg(
@@ -106,7 +132,7 @@ def heatmap_svg(
                 f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell}" height="{cell}" fill="{fill}" stroke="#fff"><title>{esc(lab)} → {esc(col_labels[j])}: {esc("n/a" if not math.isfinite(fv) else fmt.format(fv))}</title></rect>'
             )
             if math.isfinite(fv):
-                ink = "#fff" if t > 0.6 else "#222"
+                ink = _ink_on(fill)
                 parts.append(
                     f'<text x="{left + j * cell + cell / 2}" y="{top + i * cell + cell / 2 + 4}" font-size="10" text-anchor="middle" fill="{ink}">{esc(fmt.format(fv))}</text>'
                 )

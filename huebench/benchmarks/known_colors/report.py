@@ -137,9 +137,14 @@ def _summary(m: dict[str, Any], methods: Sequence[str]) -> Section:
             rows.append(
                 [title, "recolored: robust (right as rendered and after every turn)", *_ci_cells(rc["robust"]), ""]
             )
+    columns = ["method", "measure", "value", "95% CI", "n", "reference"]
+    heading = f"Known colours ({m['system']}, {m['names']} names)"
+    if len(methods) == 1:  # the one method goes in the heading, not in every row
+        columns, rows = columns[1:], [row[1:] for row in rows]
+        heading = f"Known colours ({m['system']}, {m['names']} names, {METHOD_TITLES[methods[0]]})"
     return Section(
-        f"Known colours ({m['system']}, {m['names']} names)",
-        table={"columns": ["method", "measure", "value", "95% CI", "n", "reference"], "rows": rows},
+        heading,
+        table={"columns": columns, "rows": rows},
         note="docs/known-colors.md says what each measure is and what people do",
     )
 
