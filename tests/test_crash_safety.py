@@ -83,11 +83,9 @@ def test_sigkill_at_random_points_then_resume(tiny, tmp_path):
     model = f"hf:{tiny('clip')}"
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     ref = tmp_path / "reference"
-    t0 = time.time()
     subprocess.run(
         _args(model, ref, tmp_path / "ref-cache.sqlite", False), env=env, check=True, capture_output=True, timeout=300
     )
-    ref_seconds = time.time() - t0
     total = _lines(ref / "records.jsonl")
     assert total == 11 * 24
 
@@ -122,9 +120,13 @@ def test_sigkill_at_random_points_then_resume(tiny, tmp_path):
     assert not (out / "run.lock").exists()  # a finished run leaves no mark of an interrupted one
 
     # kills at random moments (start-up, model loading, before the first record, inference, finalisation)
+    # within the time a whole run takes with the cache this one has (the cold reference run took longer)
+    t0 = time.time()
+    subprocess.run(_args(model, tmp_path / "warm", cache, False), env=env, check=True, capture_output=True, timeout=300)
+    warm_seconds = time.time() - t0
     timed, timed_kills = tmp_path / "timed", 0
     for _ in range(5):
-        started, delay = time.time(), rng.uniform(0.1, ref_seconds)
+        started, delay = time.time(), rng.uniform(0.1, 0.8 * warm_seconds)
         # --resume on a folder without records starts afresh: a kill before the first record blocks nothing
         outcome = _run_until(_args(model, timed, cache, True), env, lambda s=started, d=delay: time.time() - s > d)
         timed_kills += outcome == "killed"
