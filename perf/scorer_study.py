@@ -102,7 +102,9 @@ class StudyScorer(ColorScorer):
             return smooth_within(image, inner, self.smooth)
         return image[inner]
 
-    def specular_steps(self, px8: np.ndarray, veil: Any) -> np.ndarray:
+    def specular_steps(self, px8: np.ndarray, veil: Any, glossy: bool | None = None) -> np.ndarray:
+        if self.specular == SPECULAR:  # the package's own steps
+            return super().specular_steps(px8, veil, glossy)
         for step in (self.specular or "").split("+"):
             if step == "dichromatic" and veil is not None:
                 continue  # the veil is the floor this step would fit
@@ -144,6 +146,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "main_color_from": {f"{v}": {"main_color_from": v} for v in (0.5, 0.25, 0.0)},
     "neutral_highlight": {f"{v}": {"neutral_highlight": v} for v in (None, 0.15, 0.3, 0.5, 1.0)},
     "rim_ratio": {f"{v}": {"rim_ratio": v} for v in (None, 0.93, 0.95, 0.97)},
+    "matte_quantile": {f"{v}": {"matte_quantile": v} for v in (None, 0.5, 0.75)},
 }
 
 

@@ -99,6 +99,18 @@ def test_matte_spheres_are_not_glossy_and_keep_their_pixels(rgb):
     assert _lit_delta_e(rf.diffuse_reconstruction(px, quantile=0.9), lit, srgb_to_lab(px).mean(axis=0)) < 1
 
 
+@pytest.mark.parametrize("rgb", [RED, BLUE, GREEN])
+def test_a_matte_surfaces_saturation_is_its_median_under_pixel_noise(rgb):
+    """σ 6 noise spreads a matte surface's saturations both ways: the upper quantile glossy surfaces
+    need reads high and over-saturates the colour; the median does not."""
+    img, mask, shading = _phong_sphere(rgb, noise=6.0, seed=3)
+    px, lit = img[mask], shading[mask] > 0.93
+    albedo = srgb_to_lab(np.array(rgb, dtype=np.uint8))
+    upper = _lit_delta_e(rf.diffuse_reconstruction(px, quantile=0.9), lit, albedo)
+    median = _lit_delta_e(rf.diffuse_reconstruction(px, quantile=0.5), lit, albedo)
+    assert median < 1.2 and upper > 1.8 * median  # measured: median 0.8–1.05, q90 2.2–3.1
+
+
 def test_the_fresnel_veil_of_the_surroundings_and_its_rim():
     """A sphere that reflects its backdrop shows the Fresnel rim (band far less saturated than the
     interior) and carries F0 × the backdrop's radiance everywhere; with that veil removed and the
@@ -281,3 +293,21 @@ def test_the_scorer_takes_its_physics_from_the_colour_core():
     assert smoothed.config()["smooth"] == 1.0 and smoothed.score_image(img, "Red", mask=mask)[0].pixels > 0
     with pytest.raises(HuebenchError, match="specular step 'shiny' unknown"):
         study.StudyScorer("iscc-nbs-l2", specular="dichromatic+shiny")
+
+
+@pytest.mark.parametrize("rgb", [RED, BLUE])
+def test_the_scorer_reads_a_matte_surfaces_median_and_records_the_gloss_test(rgb):
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    img, mask, _ = _phong_sphere(rgb, noise=6.0, seed=3)
+    target = "#" + "".join(f"{v:02x}" for v in rgb)
+    default = ColorScorer("css3").score_image(img, target, mask=mask)[0]
+    upper = ColorScorer("css3", matte_quantile=None).score_image(img, target, mask=mask)[0]
+    assert default.glossy is False and upper.glossy is False
+    assert default.delta_e00 < 2.0 and upper.delta_e00 > 1.8 * default.delta_e00  # measured 1.2–1.8 / 2.7–4.4
+    glossy, gmask, _ = _phong_sphere(BLUE, highlight=0.5)
+    assert ColorScorer("css3").score_image(glossy, target, mask=gmask)[0].glossy is True
+    assert ColorScorer("css3").score_pixels(img[mask], target).glossy is None  # no image, no gloss test
+    assert ColorScorer("css3").config()["matte_quantile"] == 0.5
+    with pytest.raises(HuebenchError, match="matte_quantile must be a quantile in"):
+        ColorScorer("css3", matte_quantile=1.0)

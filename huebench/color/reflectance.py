@@ -341,6 +341,7 @@ def specular_veil(
     rim_ratio: float | None = RIM_RATIO,
     rim_band: tuple[int, int] = RIM_BAND,
     depth: NDArray[np.int32] | None = None,
+    glossy: bool | None = None,
 ) -> Any:
     """The veil a glossy object reflects everywhere, or ``None`` for a surface that shows none.
 
@@ -368,6 +369,8 @@ def specular_veil(
         The rim condition (:data:`RIM_RATIO`, :data:`RIM_BAND`); ``rim_ratio=None`` drops it.
     depth
         :func:`mask_depth` of the mask, when the caller has it.
+    glossy
+        The gloss test's answer, when the caller has it (with these settings); None: test here.
 
     Returns
     -------
@@ -376,7 +379,9 @@ def specular_veil(
     """
     m = np.asarray(mask, dtype=bool)
     depth = mask_depth(m) if depth is None else depth
-    if not surface_looks_glossy(image, m, uniformity=uniformity, interior=interior, smooth=smooth, depth=depth):
+    if glossy is None:
+        glossy = surface_looks_glossy(image, m, uniformity=uniformity, interior=interior, smooth=smooth, depth=depth)
+    if not glossy:
         return None
     if rim_ratio is not None:
         rim = rim_saturation(image, m, band=rim_band, depth=depth)

@@ -75,6 +75,7 @@ from huebench.color.reflectance import (
     neutral_highlights,
     remove_specular,
     specular_veil,
+    surface_looks_glossy,
 )
 from huebench.errors import HuebenchError, UnknownNameError
 from huebench.stats import quantile
@@ -84,6 +85,7 @@ __all__ = [
     "DEFAULT_K",
     "HUE_THRESHOLD",
     "JND",
+    "MATTE_QUANTILE",
     "SCORERS",
     "SCORER_VERSION",
     "ColorScore",
@@ -93,7 +95,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 8
+SCORER_VERSION = 9
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -114,6 +116,11 @@ SPECULAR: str = "dichromatic+envelope90"
 #: the diffuse line's saturation: this quantile of the pixels' saturations (the least specular
 #: ones); 0.75 / 0.95 are in docs/gencolor.md's tables
 DIFFUSE_QUANTILE = 0.9
+#: the diffuse line's saturation on a surface the gloss test calls matte: this quantile (the
+#: median). Every pixel of a matte surface is on the diffuse line, so its saturations spread only
+#: with pixel noise (sensor noise, JPEG's chroma) — both ways, and an upper quantile reads high,
+#: which darkens and over-saturates the colour. None: :data:`DIFFUSE_QUANTILE` everywhere
+MATTE_QUANTILE: float | None = 0.5
 #: pixels of the mask border dropped before scoring: anti-aliased edges mix object and background
 ERODE = 1
 #: Fresnel reflectance at normal incidence of the veil removed from glossy surfaces
@@ -184,6 +191,10 @@ class ColorScore:
     #: the image was judged at every ``stride``-th pixel in each direction (1: every pixel), to
     #: bound the work on large objects (:data:`MAX_OBJECT_PIXELS`)
     stride: int = 1
+    #: the gloss test's answer on the object in its image (None: not tested — pixels without their
+    #: image, or a scorer without specular steps); a matte surface's diffuse line reads the median
+    #: saturation (:data:`MATTE_QUANTILE`)
+    glossy: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -223,6 +234,7 @@ class ColorScorer:
         rim_band: tuple[int, int] = RIM_BAND,
         veil_color: bool = VEIL_COLOR,
         max_object_pixels: int | None = MAX_OBJECT_PIXELS,
+        matte_quantile: float | None = MATTE_QUANTILE,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -243,6 +255,9 @@ class ColorScorer:
         if max_object_pixels is not None and not int(max_object_pixels) >= 1000:
             raise HuebenchError(f"max_object_pixels must be at least 1000 or None, got {max_object_pixels!r}")
         self.max_object_pixels = None if max_object_pixels is None else int(max_object_pixels)
+        if matte_quantile is not None and not 0 < matte_quantile < 1:
+            raise HuebenchError(f"matte_quantile must be a quantile in (0, 1) or None, got {matte_quantile!r}")
+        self.matte_quantile = None if matte_quantile is None else float(matte_quantile)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
         self.main_color = None if main_color is None else float(main_color)
@@ -312,6 +327,7 @@ class ColorScorer:
             "rim_band": list(self.rim_band),
             "veil_color": self.veil_color,
             "max_object_pixels": self.max_object_pixels,
+            "matte_quantile": self.matte_quantile,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -335,13 +351,18 @@ class ColorScorer:
         self._candidates[target] = tuple(found)
         return found
 
-    def score_pixels(self, rgb_pixels: ArrayLike, target: str, *, veil: Any = None) -> ColorScore:
+    def score_pixels(
+        self, rgb_pixels: ArrayLike, target: str, *, veil: Any = None, glossy: bool | None = None
+    ) -> ColorScore:
         """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``.
 
         ``veil``: white light (linear RGB) the surface reflects everywhere, known from outside the
         pixels (:meth:`score_image` sets it for glossy surfaces,
         :func:`~huebench.color.reflectance.specular_veil`); it is removed first and replaces the
-        fitted floor of the specular steps."""
+        fitted floor of the specular steps. ``glossy``: the gloss test's answer on the object in its
+        image (:meth:`score_image` gives it; False: the diffuse line reads the median saturation,
+        :data:`MATTE_QUANTILE`); None, as for pixels without their image: not known, and the
+        diffuse line reads the upper quantile that glossy surfaces need."""
         px = np.asarray(rgb_pixels).reshape(-1, 3)
         cands = self.candidates(target)
         t = cands[0]
@@ -380,7 +401,7 @@ class ColorScorer:
             bound_p99 = chroma_p99
         if main is not None:
             px8 = px8[main]
-        px8 = self.specular_steps(px8, veil)
+        px8 = self.specular_steps(px8, veil, glossy)
         window = self.lightness_window
         if window is not None and len(px8) >= 10:
             sample = px8[fit_sample(len(px8))]
@@ -432,10 +453,10 @@ class ColorScorer:
             if not v
         ]
         lab = [round(float(v), 3) for v in dom_lab]
-        glossy = "" if veil is None else f"glossy surface, veil {np.round(veil, 4).tolist()} removed; "
+        prefix = "" if veil is None else f"glossy surface, veil {np.round(veil, 4).tolist()} removed; "
         if cut:
-            glossy += f"chroma {over:.1f} above the pixels' 99th percentile, cut to +{self.max_chroma_excess:g}; "
-        reason = glossy + (
+            prefix += f"chroma {over:.1f} above the pixels' 99th percentile, cut to +{self.max_chroma_excess:g}; "
+        reason = prefix + (
             f"dominant Lab {lab} matches {best['delta_e00']} (ΔE00 {mins['delta_e00']:.2f}, Δchroma {mins['delta_chroma']:.2f}, Δhue {mins['delta_hue']:.1f}°{' gated' if gated else ''})"
             if ok
             else f"dominant Lab {lab}: " + "; ".join(failed) + f" (nearest candidate {best['delta_e00']})"
@@ -485,11 +506,16 @@ class ColorScorer:
         if self.erode > 0:
             eroded = depth > self.erode
             inner = eroded if eroded.sum() >= self.min_pixels else m
-        veil = None
-        if self.fresnel is not None and inner.sum() >= self.min_pixels:
+        veil = glossy = None
+        if (self.fresnel is not None or self.specular is not None) and inner.sum() >= self.min_pixels:
+            glossy = surface_looks_glossy(
+                img, m, uniformity=self.gloss_uniformity, smooth=self.gloss_smooth, depth=depth
+            )
+        if self.fresnel is not None and glossy is not None:
             veil = specular_veil(
                 img,
                 m,
+                glossy=glossy,
                 fresnel=self.fresnel,
                 uniformity=self.gloss_uniformity,
                 smooth=self.gloss_smooth,
@@ -501,22 +527,24 @@ class ColorScorer:
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
-        score = self.score_pixels(px, target, veil=veil)
-        score.stride = stride
+        score = self.score_pixels(px, target, veil=veil, glossy=glossy)
+        score.stride, score.glossy = stride, glossy
         return score, full_mask
 
     def object_pixels(self, image: NDArray[np.uint8], inner: NDArray[np.bool_]) -> NDArray[np.uint8]:
         """The pixels judged: the image's pixels inside the (eroded) mask ``inner``, N×3."""
         return image[inner]
 
-    def specular_steps(self, px8: NDArray[np.uint8], veil: Any) -> NDArray[np.uint8]:
+    def specular_steps(self, px8: NDArray[np.uint8], veil: Any, glossy: bool | None = None) -> NDArray[np.uint8]:
         """The :data:`SPECULAR` steps on the object's main-colour pixels (``veil``: the Fresnel veil
-        already removed from them, or None)."""
+        already removed from them, or None; ``glossy``: the gloss test's answer, None if unknown)."""
         if self.specular is None:
             return px8
         if veil is None:  # a removed veil is the floor this step would fit
             px8 = remove_specular(px8, method="fitted-floor", min_saturation=self.floor_min_saturation)
-        return diffuse_reconstruction(px8, method="diffuse-line", quantile=DIFFUSE_QUANTILE)
+        matte = glossy is False and self.matte_quantile is not None
+        quantile = self.matte_quantile if matte else DIFFUSE_QUANTILE
+        return diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile)
 
 
 def _grid(stride: int) -> tuple[slice, slice]:
