@@ -3,6 +3,7 @@ and medians the colour scorer takes of small arrays many times per image."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -75,6 +76,8 @@ def quantile(x: np.ndarray, q: float | Sequence[float] | np.ndarray) -> Any:
     most of their cost. A float for a scalar ``q``, else an array shaped like ``q``. Arrays with
     NaN, other dtypes and shapes, and empty arrays go to ``np.quantile`` (same result or error)."""
     a = np.asarray(x)
+    if isinstance(q, float) and a.ndim == 1 and a.size and a.dtype == np.float64 and 0.0 <= q <= 1.0:
+        return _scalar_quantile(a, q)
     scalar = np.ndim(q) == 0
     qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
     if a.ndim != 1 or a.size == 0 or a.dtype != np.float64 or qs.ndim != 1 or not (qs.min() >= 0 and qs.max() <= 1):
@@ -100,6 +103,27 @@ def quantile(x: np.ndarray, q: float | Sequence[float] | np.ndarray) -> Any:
     upper = gamma >= 0.5
     out[upper] = (hi - diff * (1 - gamma))[upper]
     return float(out[0]) if scalar else out
+
+
+def _scalar_quantile(a: np.ndarray, q: float) -> Any:
+    """:func:`quantile` for one ``q``: NumPy's steps on Python floats (the same IEEE operations), and
+    the order statistics they need from a partition instead of a sort."""
+    n = a.size
+    virtual = (n - 1) * q
+    if virtual >= n - 1:  # NumPy takes the largest value for both neighbours
+        previous = nxt = -1
+        kth: list[int] = [n - 1]
+    else:
+        previous = math.floor(virtual)
+        nxt = previous + 1
+        kth = [previous, nxt, n - 1]  # the largest too: NaN sorts last
+    s = np.partition(a, kth)
+    if np.isnan(s[-1]):
+        return np.quantile(a, q)
+    gamma = virtual - previous
+    lo, hi = s[previous], s[nxt]
+    diff = hi - lo
+    return float(hi - diff * (1 - gamma)) if gamma >= 0.5 else float(lo + diff * gamma)
 
 
 def median(x: np.ndarray) -> float:

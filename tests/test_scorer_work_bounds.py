@@ -36,7 +36,11 @@ def test_quantile_ties_ends_and_fallbacks():
     x = np.array([3.0, 1.0, 1.0, 2.0, 2.0, 2.0, 9.0])
     for q in (0.0, 0.1, 0.5, 0.85, 0.99, 1.0):
         assert quantile(x, q) == np.quantile(x, q)
-    assert np.isnan(quantile(np.array([1.0, np.nan]), 0.5))  # NaN: NumPy's answer
+    for q in (0.0, 0.5, 1.0):  # NaN: NumPy's answer, whichever order statistics a quantile needs
+        assert np.isnan(quantile(np.array([1.0, np.nan, 0.5]), q))
+    x_inf = np.array([1.0, -np.inf, 2.0, np.inf])
+    for q in (0.0, 0.2, 0.5, 1.0):
+        assert np.array_equal(quantile(x_inf, q), np.quantile(x_inf, q), equal_nan=True)
     assert quantile(np.array([1, 2, 3, 4]), 0.5) == 2.5  # integers: NumPy's path
     with pytest.raises(ValueError, match="Quantiles must be in the range"):
         quantile(x, 1.5)
