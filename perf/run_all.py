@@ -2,8 +2,10 @@
 
     python perf/run_all.py
 
-Runs ``bench_color.py`` and ``bench_harness.py`` (each measures its ratios side by side in one run)
-and, when CUDA is available, ``gpu_throughput.py``.
+Runs ``bench_color.py`` and ``bench_harness.py`` (each measures its ratios side by side in one run),
+``bench_scoring_scale.py`` on 2,000 images (scoring with 1 and 2 worker processes, memory, and the
+projected wall time of the full suite on a 16-core machine, with how it was made) and, when CUDA is
+available, ``gpu_throughput.py``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ def main() -> None:
 
     color = _run("bench_color.py", "--repeat", "3")
     harness = _run("bench_harness.py")
+    scale = _run("bench_scoring_scale.py", "--images", "2000", "--repeat", "2")
     try:
         import torch
 
@@ -53,6 +56,12 @@ def main() -> None:
         "",
         "```",
         harness,
+        "```",
+        "",
+        "### Scoring at scale and the full-suite projection (`perf/bench_scoring_scale.py --images 2000 --repeat 2`)",
+        "",
+        "```",
+        scale,
         "```",
         "",
         "### GPU (`perf/gpu_throughput.py`)",
