@@ -202,6 +202,20 @@ def test_highlights_of_a_neutral_surface_are_found_by_shape(grey):
     assert not rf.neutral_highlights(red, rmask).any()
 
 
+@pytest.mark.parametrize("grey", [(12, 12, 12), (30, 30, 30)])
+def test_a_dark_noisy_surface_is_neutral_by_its_mean_colour(grey):
+    """σ 2–3 noise gives single pixels of a black surface saturations of 0.23–0.56 (90th
+    percentile of the lit half), above the neutral gate; their mean colour is grey, and the
+    highlight is found as on a clean surface."""
+    for noise in (2.0, 3.0):
+        img, mask, _ = _phong_sphere(grey, highlight=0.6, noise=noise, seed=1)
+        lin = srgb_to_linear(img[mask] / 255.0)
+        lit = lin.mean(axis=1) >= np.quantile(lin.mean(axis=1), 0.5)
+        sat = np.linalg.norm(lin[lit] - lin[lit].mean(axis=1, keepdims=True), axis=1) / lin[lit].mean(axis=1)
+        assert np.quantile(sat, 0.9) > rf.NEUTRAL_SATURATION
+        assert 0.1 < rf.neutral_highlights(img, mask).mean() < 0.2
+
+
 def test_mask_depth_is_every_erosion_at_once():
     rng = np.random.default_rng(2)
     mask = ndimage.binary_closing(rng.random((40, 50)) < 0.7, iterations=2)
