@@ -382,6 +382,24 @@ if AVAILABLE:
             buf[BLOCK + j] = lut[rgb[i + 1]]
             buf[2 * BLOCK + j] = lut[rgb[i + 2]]
 
+    @_jit(inline="always")
+    def _split_block(src, buf, off, s, k):  # pragma: no cover - compiled
+        # pixels s .. s+k of flat interleaved triples, as three planes of buf from offset off
+        for j in range(k):
+            i = 3 * (s + j)
+            buf[off + j] = src[i]
+            buf[off + BLOCK + j] = src[i + 1]
+            buf[off + 2 * BLOCK + j] = src[i + 2]
+
+    @_jit(inline="always")
+    def _join_block(L, A, B, out, s, k):  # pragma: no cover - compiled
+        # three planes back to pixels s .. s+k of flat interleaved triples
+        for j in range(k):
+            i = 3 * (s + j)
+            out[i] = L[j]
+            out[i + 1] = A[j]
+            out[i + 2] = B[j]
+
     @_jit(parallel=True)
     def _srgb8_to_lab(rgb, lut, m, out):  # pragma: no cover - compiled
         # rgb: (3n,) uint8; lut: the sRGB decoding of 0..255; out: (3n,) float64
@@ -394,11 +412,7 @@ if AVAILABLE:
             r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
             L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
             _lab_block(r, g, b, L, A, B, k, m)  # 8-bit input: t ≤ 1.00005, never out of range
-            for j in range(k):
-                i = 3 * (s + j)
-                out[i] = L[j]
-                out[i + 1] = A[j]
-                out[i + 2] = B[j]
+            _join_block(L, A, B, out, s, k)
 
     @_jit(parallel=True)
     def _linear_to_lab(lin, m, out):  # pragma: no cover - compiled
@@ -408,20 +422,12 @@ if AVAILABLE:
             s = blk * BLOCK
             k = min(s + BLOCK, n) - s
             buf = np.empty(6 * BLOCK)
-            for j in range(k):
-                i = 3 * (s + j)
-                buf[j] = lin[i]
-                buf[BLOCK + j] = lin[i + 1]
-                buf[2 * BLOCK + j] = lin[i + 2]
+            _split_block(lin, buf, 0, s, k)
             r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
             L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
             if _lab_block(r, g, b, L, A, B, k, m):
                 _lab_fix(r, g, b, L, A, B, k, m)
-            for j in range(k):
-                i = 3 * (s + j)
-                out[i] = L[j]
-                out[i + 1] = A[j]
-                out[i + 2] = B[j]
+            _join_block(L, A, B, out, s, k)
 
     @_jit(parallel=True)
     def _ciede2000_ref(lab, L2, a2, b2, out, kL, kC, kH, ref_first):  # pragma: no cover - compiled
@@ -431,11 +437,7 @@ if AVAILABLE:
             s = blk * BLOCK
             k = min(s + BLOCK, n) - s
             buf = np.empty(3 * BLOCK)
-            for j in range(k):
-                i = 3 * (s + j)
-                buf[j] = lab[i]
-                buf[BLOCK + j] = lab[i + 1]
-                buf[2 * BLOCK + j] = lab[i + 2]
+            _split_block(lab, buf, 0, s, k)
             _de_block_ref(
                 buf[:BLOCK],
                 buf[BLOCK : 2 * BLOCK],
@@ -458,14 +460,8 @@ if AVAILABLE:
             s = blk * BLOCK
             k = min(s + BLOCK, n) - s
             buf = np.empty(6 * BLOCK)
-            for j in range(k):
-                i = 3 * (s + j)
-                buf[j] = lab1[i]
-                buf[BLOCK + j] = lab1[i + 1]
-                buf[2 * BLOCK + j] = lab1[i + 2]
-                buf[3 * BLOCK + j] = lab2[i]
-                buf[4 * BLOCK + j] = lab2[i + 1]
-                buf[5 * BLOCK + j] = lab2[i + 2]
+            _split_block(lab1, buf, 0, s, k)
+            _split_block(lab2, buf, 3 * BLOCK, s, k)
             _de_block_pair(
                 buf[:BLOCK],
                 buf[BLOCK : 2 * BLOCK],
