@@ -392,6 +392,18 @@ if AVAILABLE:
             buf[off + 2 * BLOCK + j] = src[i + 2]
 
     @_jit(inline="always")
+    def _planes(buf):  # pragma: no cover - compiled
+        # a 6-block scratch buffer as its six planes: r, g, b (or a first Lab) and L, A, B
+        return (
+            buf[:BLOCK],
+            buf[BLOCK : 2 * BLOCK],
+            buf[2 * BLOCK : 3 * BLOCK],
+            buf[3 * BLOCK : 4 * BLOCK],
+            buf[4 * BLOCK : 5 * BLOCK],
+            buf[5 * BLOCK :],
+        )
+
+    @_jit(inline="always")
     def _join_block(L, A, B, out, s, k):  # pragma: no cover - compiled
         # three planes back to pixels s .. s+k of flat interleaved triples
         for j in range(k):
@@ -409,8 +421,7 @@ if AVAILABLE:
             k = min(s + BLOCK, n) - s
             buf = np.empty(6 * BLOCK)
             _decode_block(rgb, lut, buf, s, k)
-            r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
-            L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
+            r, g, b, L, A, B = _planes(buf)
             _lab_block(r, g, b, L, A, B, k, m)  # 8-bit input: t ≤ 1.00005, never out of range
             _join_block(L, A, B, out, s, k)
 
@@ -423,8 +434,7 @@ if AVAILABLE:
             k = min(s + BLOCK, n) - s
             buf = np.empty(6 * BLOCK)
             _split_block(lin, buf, 0, s, k)
-            r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
-            L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
+            r, g, b, L, A, B = _planes(buf)
             if _lab_block(r, g, b, L, A, B, k, m):
                 _lab_fix(r, g, b, L, A, B, k, m)
             _join_block(L, A, B, out, s, k)
@@ -462,19 +472,8 @@ if AVAILABLE:
             buf = np.empty(6 * BLOCK)
             _split_block(lab1, buf, 0, s, k)
             _split_block(lab2, buf, 3 * BLOCK, s, k)
-            _de_block_pair(
-                buf[:BLOCK],
-                buf[BLOCK : 2 * BLOCK],
-                buf[2 * BLOCK : 3 * BLOCK],
-                buf[3 * BLOCK : 4 * BLOCK],
-                buf[4 * BLOCK : 5 * BLOCK],
-                buf[5 * BLOCK :],
-                out[s : s + k],
-                k,
-                kL,
-                kC,
-                kH,
-            )
+            L1, A1, B1, L2, A2, B2 = _planes(buf)
+            _de_block_pair(L1, A1, B1, L2, A2, B2, out[s : s + k], k, kL, kC, kH)
 
     @_jit(parallel=True)
     def _srgb8_ciede2000(rgb, lut, m, L2, a2, b2, out, kL, kC, kH):  # pragma: no cover - compiled
@@ -485,8 +484,7 @@ if AVAILABLE:
             k = min(s + BLOCK, n) - s
             buf = np.empty(6 * BLOCK)
             _decode_block(rgb, lut, buf, s, k)
-            r, g, b = buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK : 3 * BLOCK]
-            L, A, B = buf[3 * BLOCK : 4 * BLOCK], buf[4 * BLOCK : 5 * BLOCK], buf[5 * BLOCK :]
+            r, g, b, L, A, B = _planes(buf)
             _lab_block(r, g, b, L, A, B, k, m)
             _de_block_ref(L, A, B, L2, a2, b2, out[s : s + k], k, kL, kC, kH, False)
 

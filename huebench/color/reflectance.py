@@ -408,15 +408,18 @@ def remove_veil(rgb8: NDArray[np.uint8], veil: Any) -> NDArray[np.uint8]:
 # -- the dichromatic fit ----------------------------------------------------------------------
 
 
-def _glossy_evidence(lin: NDArray[np.float64], min_saturation: float) -> bool:
-    """A chromatic surface (the mean pixel's saturation ≥ ``min_saturation``: per-pixel
-    saturations of a dark noisy patch are large by chance) with real shading to fit."""
-    w = np.full(3, 1 / np.sqrt(3.0))
+def _mean_saturation(lin: NDArray[np.float64]) -> float:
+    """The saturation of the pixels' mean colour (distance from the grey axis over the grey
+    component, linear RGB): per-pixel saturations of a dark noisy patch are large by chance, their
+    mean colour's is not."""
     mean = lin.mean(axis=0)
-    chroma = mean - (mean @ w) * w
-    if np.linalg.norm(chroma) < min_saturation * max(float(mean.mean()), 1e-6):
-        return False
-    return has_shading(lin)
+    grey = float(mean.mean())
+    return float(np.linalg.norm(mean - grey)) / max(grey, 1e-6)
+
+
+def _glossy_evidence(lin: NDArray[np.float64], min_saturation: float) -> bool:
+    """A chromatic surface (:func:`_mean_saturation` ≥ ``min_saturation``) with real shading to fit."""
+    return _mean_saturation(lin) >= min_saturation and has_shading(lin)
 
 
 #: what :func:`_fit_pixels` returns: every pixel (linear RGB), and for the sample its grey
@@ -707,9 +710,7 @@ def neutral_highlights(
         return none
     lin = srgb8_to_linear(px)
     grey = lin.mean(axis=1)
-    lit_mean = lin[grey >= stats.quantile(grey, 0.5)].mean(axis=0)
-    lit_grey = float(lit_mean.mean())
-    if float(np.linalg.norm(lit_mean - lit_grey)) / max(lit_grey, 1e-6) >= min_saturation:
+    if _mean_saturation(lin[grey >= stats.quantile(grey, 0.5)]) >= min_saturation:
         return none
     rows, cols = np.nonzero(m)
     x = (cols - cols.mean()) / max(float(cols.std()), 1.0)

@@ -51,12 +51,14 @@ def _lerp_color(t: float) -> str:
 
 
 def _relative_luminance(color: str) -> float:
-    """WCAG 2 relative luminance of a '#rrggbb' colour."""
-    linear = [
-        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-        for c in (int(color[k : k + 2], 16) / 255 for k in (1, 3, 5))
-    ]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    """Relative luminance (CIE Y, white 1) of a '#rrggbb' colour: WCAG 2's, from the colour core's
+    sRGB decoding and matrix (imported here: drawing a heatmap needs it, importing this module not)."""
+    import numpy as np
+
+    from huebench.color.conversions import RGB_TO_XYZ, srgb8_to_linear
+
+    rgb8 = np.array([int(color[k : k + 2], 16) for k in (1, 3, 5)], dtype=np.uint8)
+    return float(srgb8_to_linear(rgb8) @ RGB_TO_XYZ[1])
 
 
 def _contrast(a: str, b: str) -> float:
