@@ -131,6 +131,46 @@ def test_the_fresnel_veil_of_the_surroundings_and_its_rim():
     assert _lit_delta_e(px, lit, target) > 4 and _lit_delta_e(fixed, lit, target) < 1
 
 
+def test_a_veil_the_pixels_cannot_carry_is_cut_or_refused():
+    """Every pixel of a glossy surface carries its veil, so the pixels' floor in each channel bounds
+    it: a true veil is kept (also where a saturated colour's small channels are the veil alone, up
+    to noise), one a little above the floor is cut to it, and one far above it is refused."""
+    glossy, mask, _ = _environment_sphere(RED, glossy=True)
+    veil = rf.specular_veil(glossy, mask)
+    assert np.array_equal(rf.fit_veil(glossy[mask], veil), veil)
+    pure, pmask, _ = _environment_sphere((220, 0, 0), glossy=True)  # G and B: the veil and noise only
+    assert np.array_equal(rf.fit_veil(pure[pmask], rf.specular_veil(pure, pmask)), veil)
+    px = glossy[mask]
+    codes = np.array([np.quantile(px[:, c].astype(float), rf.VEIL_QUANTILE) for c in range(3)]) + rf.VEIL_NOISE
+    floor = srgb_to_linear(codes / 255.0)
+    assert rf.fit_veil(px, 1.1 * floor) == pytest.approx(floor)  # within the tolerance: cut to the floor
+    assert rf.fit_veil(px, (rf.VEIL_TOLERANCE + 0.05) * floor) is None
+    # a matte dark surface on a bright backdrop: 4 % of the backdrop is more than its pixels show
+    matte, mmask, _ = _environment_sphere((110, 50, 35), glossy=False, background=0.9)
+    assert rf.fit_veil(matte[mmask], 0.04 * 0.9) is None
+    assert rf.fit_veil(np.zeros((0, 3), dtype=np.uint8), 0.01) is None
+
+
+def test_the_scorer_refuses_a_veil_the_pixels_cannot_carry():
+    """Taking 4 % of a bright backdrop off a dark matte surface clips its small channels and invents
+    saturation (ΔE00 7.5); refused, with the fitted floor, the colour is the pixels' (ΔE00 0.9), and
+    the record says so."""
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    brown = (110, 50, 35)
+    matte, mask, _ = _environment_sphere(brown, glossy=False, background=0.9)
+    target = "#" + "".join(f"{v:02x}" for v in brown)
+    refused = ColorScorer("css3").score_pixels(matte[mask], target, veil=0.036, glossy=True)
+    taken = ColorScorer("css3", veil_quantile=None).score_pixels(matte[mask], target, veil=0.036, glossy=True)
+    assert refused.passed and refused.delta_e00 < 1.5 and refused.veil is None
+    assert refused.veil_refused == pytest.approx([0.036] * 3) and "veil 0.036 refused" in refused.reason
+    assert not taken.passed and taken.delta_e00 > 5 and taken.veil == pytest.approx(0.036)
+    assert taken.veil_refused is None and refused.as_dict()["veil_refused"] == refused.veil_refused
+    assert ColorScorer("css3").config()["veil_quantile"] == rf.VEIL_QUANTILE
+    with pytest.raises(HuebenchError, match="veil_quantile must be a quantile in"):
+        ColorScorer("css3", veil_quantile=0.0)
+
+
 def test_a_coloured_veil_is_removed_per_channel():
     lin = np.array([[0.2, 0.1, 0.05], [0.5, 0.3, 0.2], [0.05, 0.4, 0.3]])
     veil = np.array([0.03, 0.02, 0.01])

@@ -10,7 +10,7 @@ Public API (stable names used across huebench and by external checks)::
     dominant_color(lab_pixels)        -> DominantColor
     load_system(name)                 -> ColorSystem  ("basic", "iscc-nbs-l1/l2/l3", "css3")
     relation(a, b)                    -> "adjacent" | "complementary" | "other"
-    looks_glossy(rgb8), specular_veil(image, mask)
+    looks_glossy(rgb8), specular_veil(image, mask), fit_veil(rgb8, veil)
     remove_specular(rgb8, method="fitted-floor" | "fresnel-veil")
     diffuse_reconstruction(rgb8, method="diffuse-line")
     recolor(image, hue_shift, mask=None, method="lch" | "hsv") -> Recoloring
@@ -41,6 +41,7 @@ from huebench.color.reflectance import (
     SPECULAR_REMOVAL_METHODS,
     albedo_saturation,
     diffuse_reconstruction,
+    fit_veil,
     looks_glossy,
     remove_specular,
     remove_veil,
@@ -69,6 +70,7 @@ __all__ = [
     "delta_hue",
     "diffuse_reconstruction",
     "dominant_color",
+    "fit_veil",
     "lab_to_lch",
     "lab_to_srgb",
     "lab_to_xyz",

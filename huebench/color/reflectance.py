@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 
 from huebench import stats
 from huebench._suggest import suggestion_text
-from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_to_linear
+from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
@@ -62,10 +62,14 @@ __all__ = [
     "RIM_BAND",
     "RIM_RATIO",
     "SPECULAR_REMOVAL_METHODS",
+    "VEIL_NOISE",
+    "VEIL_QUANTILE",
+    "VEIL_TOLERANCE",
     "albedo_saturation",
     "diffuse_line_reconstruction",
     "diffuse_reconstruction",
     "fit_sample",
+    "fit_veil",
     "has_shading",
     "looks_glossy",
     "main_color_pixels",
@@ -124,6 +128,19 @@ NEUTRAL_HIGHLIGHT = 0.3
 #: surfaces whose lit half's mean colour is less saturated than this (linear RGB) are neutral:
 #: reflected white cannot be told from the body colour by chroma (as in :func:`looks_glossy`)
 NEUTRAL_SATURATION = 0.15
+#: a veil is light every pixel of a glossy surface reflects, shadows included, so no channel of it
+#: can exceed what the pixels show in that channel (:func:`fit_veil`): their floor is this quantile
+#: of each channel, raised by :data:`VEIL_NOISE` for pixel noise. Chosen by the leave-one-family-out
+#: tables in docs/gencolor.md ("veil_quantile")
+VEIL_QUANTILE = 0.2
+#: 8-bit steps of noise allowed above the pixels' floor (:func:`fit_veil`): where the veil is all a
+#: channel shows (a saturated colour's small channels), noise spreads that channel both ways
+VEIL_NOISE = 2.0
+#: the veil F0 × surroundings is known to within this factor — F0 of 0.03 to 0.05 around 0.04, and
+#: the surroundings an image shows are not all that the surface reflects — so a veil up to this
+#: factor above the pixels' floor is cut down to it; further above, the pixels show no such veil
+#: and it is refused (:func:`fit_veil`)
+VEIL_TOLERANCE = 1.25
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
 FIT_PIXELS = 20000
 
@@ -389,6 +406,39 @@ def specular_veil(
             return None  # glossy, but no sign that it reflects its surroundings
     around = surround_radiance(image, m, per_channel=per_channel)
     return None if around is None else fresnel * around
+
+
+def fit_veil(
+    rgb8: NDArray[np.uint8],
+    veil: Any,
+    *,
+    quantile: float = VEIL_QUANTILE,
+    noise: float = VEIL_NOISE,
+    tolerance: float = VEIL_TOLERANCE,
+) -> Any:
+    """The veil (linear RGB: one value, or one per channel) as the surface's pixels can carry it,
+    or ``None`` where they show none.
+
+    A veil reflected from the surroundings lies on every pixel, shadows included, so each channel of
+    the pixels is at least the veil's, up to pixel noise: the pixels' floor in a channel is its
+    ``quantile`` raised by ``noise`` 8-bit steps (a channel the veil alone fills spreads both ways). A veil within the floor is kept; one at most
+    ``tolerance`` × the floor is cut down to it (the estimate F0 × surroundings is that uncertain);
+    one further above is refused. That is the sign of a wrong gloss call — JPEG's blocky chroma, a
+    blur or a print lower saturations as reflected light would — and taking 4 % of a bright
+    backdrop off a dark surface would clip its small channels to zero, inventing saturation.
+    """
+    px = np.asarray(rgb8).reshape(-1, 3)
+    px = px[fit_sample(len(px))]
+    if not len(px):
+        return None
+    codes = np.array([stats.quantile(px[:, c].astype(np.float64), quantile) for c in range(3)]) + noise
+    floor = srgb_to_linear(np.clip(codes, 0.0, 255.0) / 255.0)
+    v = np.broadcast_to(np.asarray(veil, dtype=np.float64), (3,))
+    if np.all(v <= floor):
+        return veil
+    if np.any(v > tolerance * floor):
+        return None
+    return np.minimum(v, floor)
 
 
 def remove_veil(rgb8: NDArray[np.uint8], veil: Any) -> NDArray[np.uint8]:

@@ -18,7 +18,8 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   :mod:`huebench.color.reflectance`). A surface whose lit half is not uniformly saturated looks
   glossy (``looks_glossy``); a dielectric reflects about 4 % of its surroundings even where it
   reflects least, so F0 × the surroundings' radiance is removed from every pixel
-  (``specular_veil``, ``remove_specular(method="fresnel-veil")``). Other chromatic surfaces get a
+  (``specular_veil``, ``remove_specular(method="fresnel-veil")``) — unless the pixels cannot carry
+  it (``fit_veil``: a wrong gloss call, from JPEG chroma, a blur or a print). Other chromatic surfaces get a
   fitted white floor removed instead (``remove_specular(method="fitted-floor")``; clearly chromatic
   surfaces only, ``FLOOR_MIN_SATURATION``). Then every pixel is put back on the albedo's diffuse
   line (``diffuse_reconstruction(method="diffuse-line")``) — glossy objects 22 → 91 % (L2) and
@@ -67,8 +68,10 @@ from huebench.color.reflectance import (
     NEUTRAL_HIGHLIGHT,
     RIM_BAND,
     RIM_RATIO,
+    VEIL_QUANTILE,
     diffuse_reconstruction,
     fit_sample,
+    fit_veil,
     has_shading,
     main_color_pixels,
     mask_depth,
@@ -95,7 +98,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 9
+SCORER_VERSION = 10
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -127,7 +130,7 @@ ERODE = 1
 #: (:func:`~huebench.color.reflectance.specular_veil`); None: the veil is not used. The physical
 #: value: 0.03 helped the worst ISCC-NBS L2 family and hurt the worst CSS one, each beyond its paired
 #: interval (docs/gencolor.md, version 7). The gloss test's and the veil's other defaults —
-#: GLOSS_UNIFORMITY, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND and the fitted floor's FLOOR_MIN_SATURATION —
+#: GLOSS_UNIFORMITY, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE and the fitted floor's FLOOR_MIN_SATURATION —
 #: are the colour core's, documented and measured there
 FRESNEL_F0: float | None = F0_DIELECTRIC
 #: no invented colour: the dominant colour's chroma may exceed the 99th percentile of the object's
@@ -195,6 +198,9 @@ class ColorScore:
     #: image, or a scorer without specular steps); a matte surface's diffuse line reads the median
     #: saturation (:data:`MATTE_QUANTILE`)
     glossy: bool | None = None
+    #: a veil the gloss test called for but the pixels cannot carry (linear RGB per channel,
+    #: :func:`~huebench.color.reflectance.fit_veil`): refused, not removed; None: none refused
+    veil_refused: list[float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -235,6 +241,7 @@ class ColorScorer:
         veil_color: bool = VEIL_COLOR,
         max_object_pixels: int | None = MAX_OBJECT_PIXELS,
         matte_quantile: float | None = MATTE_QUANTILE,
+        veil_quantile: float | None = VEIL_QUANTILE,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -258,6 +265,9 @@ class ColorScorer:
         if matte_quantile is not None and not 0 < matte_quantile < 1:
             raise HuebenchError(f"matte_quantile must be a quantile in (0, 1) or None, got {matte_quantile!r}")
         self.matte_quantile = None if matte_quantile is None else float(matte_quantile)
+        if veil_quantile is not None and not 0 < veil_quantile < 1:
+            raise HuebenchError(f"veil_quantile must be a quantile in (0, 1) or None, got {veil_quantile!r}")
+        self.veil_quantile = None if veil_quantile is None else float(veil_quantile)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
         self.main_color = None if main_color is None else float(main_color)
@@ -328,6 +338,7 @@ class ColorScorer:
             "veil_color": self.veil_color,
             "max_object_pixels": self.max_object_pixels,
             "matte_quantile": self.matte_quantile,
+            "veil_quantile": self.veil_quantile,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -384,6 +395,13 @@ class ColorScorer:
                 f"only {len(px)} object pixels (< {self.min_pixels}): no colour to judge",
             )
         px8 = px.astype(np.uint8) if px.dtype != np.uint8 else px
+        refused = None
+        if veil is not None and self.veil_quantile is not None:
+            fitted = fit_veil(px8, veil, quantile=self.veil_quantile)
+            if fitted is None:
+                refused, veil = veil, None
+            else:
+                veil = fitted
         lab_raw = srgb_to_lab(px8[fit_sample(len(px8))])
         chroma_p99 = quantile(np.hypot(lab_raw[:, 1], lab_raw[:, 2]), 0.99)
         # the main colour is chosen on the pixels as they are: a veil taken off pushes the darkest
@@ -401,7 +419,9 @@ class ColorScorer:
             bound_p99 = chroma_p99
         if main is not None:
             px8 = px8[main]
-        px8 = self.specular_steps(px8, veil, glossy)
+        # a refused veil refuses the fitted floor too: that floor is the same reflection, which the
+        # pixels have just shown is not there
+        px8 = self.specular_steps(px8, veil if refused is None else refused, glossy)
         window = self.lightness_window
         if window is not None and len(px8) >= 10:
             sample = px8[fit_sample(len(px8))]
@@ -454,6 +474,8 @@ class ColorScorer:
         ]
         lab = [round(float(v), 3) for v in dom_lab]
         prefix = "" if veil is None else f"glossy surface, veil {np.round(veil, 4).tolist()} removed; "
+        if refused is not None:
+            prefix += f"veil {np.round(refused, 4).tolist()} refused: the pixels show none so large; "
         if cut:
             prefix += f"chroma {over:.1f} above the pixels' 99th percentile, cut to +{self.max_chroma_excess:g}; "
         reason = prefix + (
@@ -478,7 +500,8 @@ class ColorScorer:
             best,
             None if veil is None else float(np.mean(veil)),
             round(excess, 3),
-            None if veil is None else [float(v) for v in np.broadcast_to(np.asarray(veil, dtype=np.float64), (3,))],
+            _per_channel(veil),
+            veil_refused=_per_channel(refused),
         )
 
     def score_image(
@@ -537,7 +560,8 @@ class ColorScorer:
 
     def specular_steps(self, px8: NDArray[np.uint8], veil: Any, glossy: bool | None = None) -> NDArray[np.uint8]:
         """The :data:`SPECULAR` steps on the object's main-colour pixels (``veil``: the Fresnel veil
-        already removed from them, or None; ``glossy``: the gloss test's answer, None if unknown)."""
+        already removed from them or refused as more than they show — either way the floor is
+        settled — or None; ``glossy``: the gloss test's answer, None if unknown)."""
         if self.specular is None:
             return px8
         if veil is None:  # a removed veil is the floor this step would fit
@@ -545,6 +569,11 @@ class ColorScorer:
         matte = glossy is False and self.matte_quantile is not None
         quantile = self.matte_quantile if matte else DIFFUSE_QUANTILE
         return diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile)
+
+
+def _per_channel(veil: Any) -> list[float] | None:
+    """A veil (one value or one per channel) as three floats for the record; None stays None."""
+    return None if veil is None else [float(v) for v in np.broadcast_to(np.asarray(veil, dtype=np.float64), (3,))]
 
 
 def _grid(stride: int) -> tuple[slice, slice]:
