@@ -133,6 +133,12 @@ def test_8bit_helpers_match_the_float_path_and_round_trip():
     assert np.array_equal(srgb8_to_linear(rgb8.astype(np.int64)), lin)  # other dtypes: arithmetic
     assert np.array_equal(linear_to_srgb8(lin), rgb8)  # every level round-trips
     assert linear_to_srgb8(np.array([-0.5, 0.5, 2.0])).tolist() == [0, 188, 255]  # clipped to [0, 1]
+    # small 8-bit inputs to Lab go through the table too: the same bits as the transfer function
+    from huebench.color import linear_rgb_to_xyz, srgb_to_lab, xyz_to_lab
+
+    by_formula = xyz_to_lab(linear_rgb_to_xyz(srgb_to_linear(rgb8.astype(np.float64) / 255.0)))
+    assert np.array_equal(srgb_to_lab(rgb8), by_formula)
+    assert np.array_equal(srgb_to_lab(rgb8[:1]), by_formula[:1])
 
 
 def _srgb8_reference(values):

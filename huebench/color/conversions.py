@@ -229,13 +229,16 @@ def srgb_to_lab(rgb: ArrayLike) -> NDArray[np.float64]:
 
     Large inputs take the compiled kernels of :mod:`huebench.color._kernels` (the same numbers to
     ~1e-13): ``uint8`` images through the linearisation table, others after :func:`srgb_to_linear`.
+    Smaller ``uint8`` inputs are linearised by the same table (its values are
+    :func:`srgb_to_linear`'s, bit for bit), not by the transfer function per pixel.
     """
     arr = np.asarray(rgb)
     if arr.shape[-1:] == (3,) and _kernels.enabled(arr.size // 3):
         if arr.dtype == np.uint8:
             return _kernels.srgb8_to_lab(arr, _srgb8_lut(), _xyz_over_white())
         return _kernels.linear_to_lab(srgb_to_linear(arr), _xyz_over_white())
-    return xyz_to_lab(linear_rgb_to_xyz(srgb_to_linear(arr)))
+    linear = _srgb8_lut()[arr] if arr.dtype == np.uint8 and arr.shape[-1:] == (3,) else srgb_to_linear(arr)
+    return xyz_to_lab(linear_rgb_to_xyz(linear))
 
 
 @functools.cache
