@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from huebench import stats
+from huebench.color._rows import row_all
 
 __all__ = ["DOMINANT_COLOR_METHODS", "DominantColor", "dominant_color", "dominant_color_paper"]
 
@@ -83,7 +84,7 @@ def dominant_color(
         raise ValueError(f"expected CIELAB pixels with a last axis of length 3, got shape {pixels.shape}")
     pixels = pixels.reshape(-1, 3)
     n_pixels = len(pixels)
-    pixels = pixels[np.all(np.isfinite(pixels), axis=1)]
+    pixels = pixels[row_all(np.isfinite(pixels))]
     if len(pixels) == 0:
         raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
     if lightness_window is not None and len(pixels) >= 10:
@@ -140,7 +141,7 @@ def dominant_color_paper(lab_pixels: ArrayLike) -> DominantColor:
     projected on the line through the neutral point along v1, and (mean L*, mean projection)."""
     pixels = np.asarray(lab_pixels, dtype=np.float64).reshape(-1, 3)
     n_pixels = len(pixels)
-    pixels = pixels[np.all(np.isfinite(pixels), axis=1)]
+    pixels = pixels[row_all(np.isfinite(pixels))]
     if len(pixels) == 0:
         raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
     ab = pixels[:, 1:]

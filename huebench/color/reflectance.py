@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 
 from huebench import stats
 from huebench._suggest import suggestion_text
+from huebench.color._rows import row_all, row_any, row_mean, row_norm, row_sum
 from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
 from huebench.errors import HuebenchError, UnknownNameError
 
@@ -147,47 +148,6 @@ FIT_PIXELS = 20000
 
 # -- helpers ----------------------------------------------------------------------------------
 
-# Per-pixel sums, means and norms over a pixel's 2–3 channels. NumPy's reductions along so short an
-# axis cost 4–15 times the column arithmetic, which adds the same terms in the same order — the same
-# bits (docs/performance.md).
-
-
-def _row_sum(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``a.sum(axis=1)`` of an N×k array, bit for bit."""
-    out = a[:, 0] + a[:, 1]
-    for j in range(2, a.shape[1]):
-        out += a[:, j]
-    return out
-
-
-def _row_mean(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``a.mean(axis=1)`` of an N×k array, bit for bit."""
-    return _row_sum(a) / a.shape[1]
-
-
-def _row_norm(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``np.linalg.norm(a, axis=1)`` of an N×k array, bit for bit."""
-    out = a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1]
-    for j in range(2, a.shape[1]):
-        out += a[:, j] * a[:, j]
-    return np.sqrt(out)
-
-
-def _row_all(b: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """``b.all(axis=1)`` of an N×k boolean array."""
-    out = b[:, 0] & b[:, 1]
-    for j in range(2, b.shape[1]):
-        out &= b[:, j]
-    return out
-
-
-def _row_any(b: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """``b.any(axis=1)`` of an N×k boolean array."""
-    out = b[:, 0] | b[:, 1]
-    for j in range(2, b.shape[1]):
-        out |= b[:, j]
-    return out
-
 
 def fit_sample(n: int) -> NDArray[np.intp]:
     """Indices of the pixels the fits here estimate from: all ``n`` up to :data:`FIT_PIXELS`,
@@ -218,8 +178,11 @@ def mask_depth(mask: NDArray[np.bool_]) -> NDArray[np.int32]:
     return ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
 
 
-def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: float) -> NDArray[np.uint8]:
-    """The mask's pixels (N×3, 8-bit sRGB) after a Gaussian blur of σ ``sigma`` pixels.
+def smooth_within(
+    image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: float, *, sample: NDArray[np.intp] | None = None
+) -> NDArray[np.uint8]:
+    """The mask's pixels (N×3, 8-bit sRGB) after a Gaussian blur of σ ``sigma`` pixels; with
+    ``sample`` (indices into those N), only these pixels, in that order.
 
     The blur runs in linear light and averages mask pixels only — normalised convolution, so the
     background never bleeds in. Pixel noise and fine texture shrink; shading and reflections, which
@@ -238,7 +201,10 @@ def smooth_within(image: NDArray[np.uint8], mask: NDArray[np.bool_], sigma: floa
     lin = srgb8_to_linear(image) * w[..., None]
     norm = ndimage.gaussian_filter(w, sigma)
     out = ndimage.gaussian_filter(lin, (sigma, sigma, 0.0))  # the three channels in one call
-    out = out[mask] / np.maximum(norm[mask], 1e-9)[:, None]
+    where = np.flatnonzero(mask)
+    if sample is not None:
+        where = where[sample]
+    out = out.reshape(-1, 3)[where] / np.maximum(norm.reshape(-1)[where], 1e-9)[:, None]
     return linear_to_srgb8(out)
 
 
@@ -294,13 +260,13 @@ def looks_glossy(
         Surfaces less saturated than this (q90) are not tested.
     """
     rgb8 = np.asarray(rgb8)[fit_sample(len(rgb8))]
-    rgb8 = rgb8[_row_all(rgb8 < 254)]  # a clipped channel lowers saturation as white would
+    rgb8 = rgb8[row_all(rgb8 < 254)]  # a clipped channel lowers saturation as white would
     lin = srgb8_to_linear(rgb8)
-    grey = _row_mean(lin)
+    grey = row_mean(lin)
     lit = grey >= stats.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
     if lit.sum() < 20:
         return False
-    sat = _row_norm(lin[lit] - grey[lit, None]) / np.maximum(grey[lit], 1e-6)
+    sat = row_norm(lin[lit] - grey[lit, None]) / np.maximum(grey[lit], 1e-6)
     # near-grey pixels are backdrop a loose mask caught (offline segmentation), not reflections:
     # with them the test flagged 25 of 290 diffuse L2 renders under offline masks, without them 3
     sat = sat[sat >= 0.5 * stats.quantile(sat, 0.9)]
@@ -330,7 +296,13 @@ def surface_looks_glossy(
     inner = ((mask_depth(m) if depth is None else depth) > interior) if interior > 0 else m
     if inner.sum() < 20:
         return False
-    px = smooth_within(np.asarray(image), inner, smooth) if smooth > 0 else np.asarray(image)[inner]
+    # the test reads a fixed sample of the pixels (fit_sample): only those are smoothed
+    sample = fit_sample(int(inner.sum()))
+    px = (
+        smooth_within(np.asarray(image), inner, smooth, sample=sample)
+        if smooth > 0
+        else np.asarray(image)[inner][sample]
+    )
     return looks_glossy(px, uniformity=uniformity)
 
 
@@ -356,9 +328,9 @@ def rim_saturation(
         return None
     px = np.asarray(image)[m]
     lin = srgb8_to_linear(px)
-    grey = _row_mean(lin)
-    usable = ~_row_any(px >= 254) & (grey > stats.quantile(grey, 0.25))
-    sat = _row_norm(lin - grey[:, None]) / np.maximum(grey, 1e-6)
+    grey = row_mean(lin)
+    usable = ~row_any(px >= 254) & (grey > stats.quantile(grey, 0.25))
+    sat = row_norm(lin - grey[:, None]) / np.maximum(grey, 1e-6)
     inner, rim = sat[e3 & usable], sat[e1 & ~e3 & usable]
     if len(inner) < 20 or len(rim) < 10:
         return None
@@ -525,9 +497,9 @@ def _fit_pixels(rgb8: NDArray[np.uint8], min_saturation: float) -> _Fit | None:
     lin_all = srgb8_to_linear(rgb8)
     idx = fit_sample(len(lin_all))  # the fit needs a sample; the correction goes to every pixel
     lin = lin_all[idx]
-    grey = _row_mean(lin)
-    perp = _row_norm(lin - grey[:, None])
-    clipped = _row_any(np.asarray(rgb8)[idx] >= 254)
+    grey = row_mean(lin)
+    perp = row_norm(lin - grey[:, None])
+    clipped = row_any(np.asarray(rgb8)[idx] >= 254)
     use = ~clipped & (grey > stats.quantile(grey, 0.1))
     if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
         return None
@@ -633,8 +605,8 @@ def diffuse_line_reconstruction(
         if not saturation > 0:
             raise HuebenchError(f"saturation must be positive, got {saturation!r}")
         lin_all = srgb8_to_linear(rgb8)
-    perp = lin_all - _row_mean(lin_all)[:, None]
-    norm = _row_norm(perp)
+    perp = lin_all - row_mean(lin_all)[:, None]
+    norm = row_norm(perp)
     out = np.clip(perp + (norm / saturation)[:, None], 0.0, 1.0)
     return linear_to_srgb8(out)
 
@@ -732,7 +704,7 @@ def main_color_pixels(
     from scipy import ndimage
 
     lin = srgb8_to_linear(rgb8)
-    total = _row_sum(lin)
+    total = row_sum(lin)
     chrom = lin / np.maximum(total, 1e-6)[:, None]
     bright = total >= stats.quantile(total, from_quantile)
     if bright.sum() < 20:
@@ -742,11 +714,11 @@ def main_color_pixels(
     lo, hi = np.array([lo_x, lo_y]), np.array([hi_x, hi_y])
     width = (hi - lo + 1e-9) / 24  # a 24 × 24 histogram over the central 98 %, then smoothed
     cell = np.floor((xy - lo) / width).astype(np.int64)
-    inside = _row_all((cell >= 0) & (cell < 24))
+    inside = row_all((cell >= 0) & (cell < 24))
     hist = np.bincount(cell[inside, 0] * 24 + cell[inside, 1], minlength=24 * 24).reshape(24, 24)
     hist = ndimage.gaussian_filter(hist.astype(np.float64), 1.0)
     peak = np.array(np.unravel_index(int(np.argmax(hist)), hist.shape))
-    near = xy[_row_all(np.abs(xy - (lo + (peak + 0.5) * width)) <= 1.5 * width)]
+    near = xy[row_all(np.abs(xy - (lo + (peak + 0.5) * width)) <= 1.5 * width)]
     around = near if len(near) else xy
     mode = np.array([stats.median(around[:, 0]), stats.median(around[:, 1])])
     mode3 = np.array([mode[0], mode[1], 1.0 - mode.sum()])
@@ -762,9 +734,9 @@ def main_color_pixels(
         # object is on the same line through white), and that part of the offset counts
         past_white = np.clip(-along - reach, 0.0, None)
         off = off - along[:, None] * axis
-        dist = np.hypot(_row_norm(off), past_white)
+        dist = np.hypot(row_norm(off), past_white)
     else:
-        dist = _row_norm(off)
+        dist = row_norm(off)
     q_keep, q_mid = stats.quantile(dist[bright], [keep, 0.5])
     radius = max(float(q_keep), 3.5 * float(q_mid), 0.01)
     widen = np.maximum(stats.median(total[bright]) / np.maximum(total, 1e-6), 1.0)
@@ -800,7 +772,7 @@ def neutral_highlights(
     if len(px) < 20:
         return none
     lin = srgb8_to_linear(px)
-    grey = _row_mean(lin)
+    grey = row_mean(lin)
     if _mean_saturation(lin[grey >= stats.quantile(grey, 0.5)]) >= min_saturation:
         return none
     rows, cols = np.nonzero(m)
