@@ -148,6 +148,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "rim_ratio": {f"{v}": {"rim_ratio": v} for v in (None, 0.93, 0.95, 0.97)},
     "matte_quantile": {f"{v}": {"matte_quantile": v} for v in (None, 0.5, 0.75)},
     "veil_quantile": {f"{v}": {"veil_quantile": v} for v in (None, 0.05, 0.1, 0.2, 0.3, 0.5)},
+    "matte_keeps_clipped": {f"{v}": {"matte_keeps_clipped": v} for v in (False, True)},
 }
 
 

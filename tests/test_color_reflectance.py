@@ -175,6 +175,17 @@ def test_the_scorer_refuses_a_veil_the_pixels_cannot_carry():
         ColorScorer("css3", veil_quantile=0.0)
 
 
+def test_the_diffuse_line_can_keep_partly_clipped_pixels():
+    img, mask, _ = _phong_sphere(RED, highlight=0.5)
+    px = img[mask].copy()
+    px[:40, 0] = 255  # one channel at the ceiling: the body beyond the range
+    px[40:50] = 255  # all three: a blown highlight
+    plain = rf.diffuse_line_reconstruction(px, quantile=0.5)
+    kept = rf.diffuse_line_reconstruction(px, quantile=0.5, keep_clipped=True)
+    assert np.array_equal(kept[:40], px[:40]) and not np.array_equal(plain[:40], px[:40])
+    assert np.array_equal(kept[40:], plain[40:])  # the blown highlight and the rest: as without
+
+
 def test_a_coloured_veil_is_removed_per_channel():
     lin = np.array([[0.2, 0.1, 0.05], [0.5, 0.3, 0.2], [0.05, 0.4, 0.3]])
     veil = np.array([0.03, 0.02, 0.01])

@@ -283,3 +283,22 @@ def test_the_held_out_microfacet_family_is_physically_lit_and_outside_all():
     assert cols[peak] > cols.mean() and rows[peak] < rows.mean()  # lit from the upper right
     matte = fam.make_image(next(s for s in samples if s["setup"] == "lambert-right"), size=48)
     assert matte.truth == tuple(next(s for s in samples if s["setup"] == "lambert-right")["rgb"])
+
+
+def test_a_matte_surface_keeps_the_colour_its_clipped_pixels_show():
+    """A near-white under CIE A light shows red at the 8-bit ceiling wherever it is lit; the truth
+    is that clipped colour. Put on the diffuse line of the unclipped (shaded) pixels, those pixels
+    came out 13 ΔE00 away (darker); kept as they are, the colour is the truth's."""
+    sample = next(
+        x
+        for x in fam.family_samples("illuminant", list(load_system("css3")))
+        if x["color"] == "AntiqueWhite" and x["step"] == "A"
+    )
+    known = fam.make_image(sample, size=48, seed=0)
+    assert 255 in known.truth
+    target = "#{:02X}{:02X}{:02X}".format(*known.truth)
+    kept = ColorScorer("css3").score_image(known.image, target, mask=known.mask)[0]
+    lined = ColorScorer("css3", matte_keeps_clipped=False).score_image(known.image, target, mask=known.mask)[0]
+    assert kept.glossy is False and kept.passed and kept.delta_e00 < 1.0
+    assert not lined.passed and lined.delta_e00 > 10
+    assert ColorScorer("css3").config()["matte_keeps_clipped"] is True

@@ -580,6 +580,7 @@ def diffuse_line_reconstruction(
     quantile: float = 0.75,
     min_saturation: float = 0.15,
     saturation: float | None = None,
+    keep_clipped: bool = False,
 ) -> NDArray[np.uint8]:
     """Put every pixel back on the diffuse line of the dichromatic model.
 
@@ -592,6 +593,13 @@ def diffuse_line_reconstruction(
     albedo; achromatic surfaces and flat patches are returned unchanged. ``saturation`` replaces the
     estimate (a known material; ``perf/scorer_study.py --oracle`` gives the renders' true
     albedo to measure how much of the remaining error is the estimate's).
+
+    ``keep_clipped``: pixels with one or two channels at the 8-bit ceiling (≥ 254) keep their
+    colour. On a matte surface they are the body colour beyond the image's range (a bright colour
+    under a warm light, a saturation boost): the line cannot know the clipped channel, and putting
+    such a pixel at the unclipped pixels' saturation darkens it (a near-white under CIE A light:
+    L* 74 against the 91 the image shows). On a glossy surface they may be highlights, so the
+    default is off.
     """
 
     if saturation is None:
@@ -608,6 +616,10 @@ def diffuse_line_reconstruction(
     perp = lin_all - row_mean(lin_all)[:, None]
     norm = row_norm(perp)
     out = np.clip(perp + (norm / saturation)[:, None], 0.0, 1.0)
+    if keep_clipped:
+        ceiling = np.asarray(rgb8).reshape(-1, 3) >= 254
+        clipped = row_any(ceiling) & ~row_all(ceiling)
+        out[clipped] = lin_all[clipped]
     return linear_to_srgb8(out)
 
 

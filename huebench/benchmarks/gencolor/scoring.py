@@ -124,6 +124,11 @@ DIFFUSE_QUANTILE = 0.9
 #: with pixel noise (sensor noise, JPEG's chroma) — both ways, and an upper quantile reads high,
 #: which darkens and over-saturates the colour. None: :data:`DIFFUSE_QUANTILE` everywhere
 MATTE_QUANTILE: float | None = 0.5
+#: on a surface the gloss test calls matte, pixels with one or two channels at the 8-bit ceiling keep
+#: their colour through the diffuse line: they show the body colour beyond the image's range (a
+#: bright colour under a warm light), which the line, fitted to the unclipped pixels, would darken
+#: (``diffuse_line_reconstruction(keep_clipped=True)``; docs/gencolor.md, version 10)
+MATTE_KEEPS_CLIPPED = True
 #: pixels of the mask border dropped before scoring: anti-aliased edges mix object and background
 ERODE = 1
 #: Fresnel reflectance at normal incidence of the veil removed from glossy surfaces
@@ -242,6 +247,7 @@ class ColorScorer:
         max_object_pixels: int | None = MAX_OBJECT_PIXELS,
         matte_quantile: float | None = MATTE_QUANTILE,
         veil_quantile: float | None = VEIL_QUANTILE,
+        matte_keeps_clipped: bool = MATTE_KEEPS_CLIPPED,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -268,6 +274,7 @@ class ColorScorer:
         if veil_quantile is not None and not 0 < veil_quantile < 1:
             raise HuebenchError(f"veil_quantile must be a quantile in (0, 1) or None, got {veil_quantile!r}")
         self.veil_quantile = None if veil_quantile is None else float(veil_quantile)
+        self.matte_keeps_clipped = bool(matte_keeps_clipped)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
         self.main_color = None if main_color is None else float(main_color)
@@ -339,6 +346,7 @@ class ColorScorer:
             "max_object_pixels": self.max_object_pixels,
             "matte_quantile": self.matte_quantile,
             "veil_quantile": self.veil_quantile,
+            "matte_keeps_clipped": self.matte_keeps_clipped,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -566,9 +574,10 @@ class ColorScorer:
             return px8
         if veil is None:  # a removed veil is the floor this step would fit
             px8 = remove_specular(px8, method="fitted-floor", min_saturation=self.floor_min_saturation)
-        matte = glossy is False and self.matte_quantile is not None
-        quantile = self.matte_quantile if matte else DIFFUSE_QUANTILE
-        return diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile)
+        matte = glossy is False
+        quantile = self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE
+        keep = matte and self.matte_keeps_clipped
+        return diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile, keep_clipped=keep)
 
 
 def _per_channel(veil: Any) -> list[float] | None:
