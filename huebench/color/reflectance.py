@@ -144,6 +144,8 @@ VEIL_NOISE = 2.0
 VEIL_TOLERANCE = 1.25
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
 FIT_PIXELS = 20000
+#: an 8-bit channel at or above this level is taken as clipped: its true value may lie beyond it
+CLIPPED = 254
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -260,7 +262,7 @@ def looks_glossy(
         Surfaces less saturated than this (q90) are not tested.
     """
     rgb8 = np.asarray(rgb8)[fit_sample(len(rgb8))]
-    rgb8 = rgb8[row_all(rgb8 < 254)]  # a clipped channel lowers saturation as white would
+    rgb8 = rgb8[row_all(rgb8 < CLIPPED)]  # a clipped channel lowers saturation as white would
     lin = srgb8_to_linear(rgb8)
     grey = row_mean(lin)
     lit = grey >= stats.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
@@ -329,7 +331,7 @@ def rim_saturation(
     px = np.asarray(image)[m]
     lin = srgb8_to_linear(px)
     grey = row_mean(lin)
-    usable = ~row_any(px >= 254) & (grey > stats.quantile(grey, 0.25))
+    usable = ~row_any(px >= CLIPPED) & (grey > stats.quantile(grey, 0.25))
     sat = row_norm(lin - grey[:, None]) / np.maximum(grey, 1e-6)
     inner, rim = sat[e3 & usable], sat[e1 & ~e3 & usable]
     if len(inner) < 20 or len(rim) < 10:
@@ -434,11 +436,12 @@ def fit_veil(
 
     A veil reflected from the surroundings lies on every pixel, shadows included, so each channel of
     the pixels is at least the veil's, up to pixel noise: the pixels' floor in a channel is its
-    ``quantile`` raised by ``noise`` 8-bit steps (a channel the veil alone fills spreads both ways). A veil within the floor is kept; one at most
-    ``tolerance`` × the floor is cut down to it (the estimate F0 × surroundings is that uncertain);
-    one further above is refused. That is the sign of a wrong gloss call — JPEG's blocky chroma, a
-    blur or a print lower saturations as reflected light would — and taking 4 % of a bright
-    backdrop off a dark surface would clip its small channels to zero, inventing saturation.
+    ``quantile`` raised by ``noise`` 8-bit steps (a channel the veil alone fills spreads both ways).
+    A veil within the floor is kept; one at most ``tolerance`` × the floor is cut down to it (the
+    estimate F0 × surroundings is that uncertain); one further above is refused. That is the sign
+    of a wrong gloss call — JPEG's blocky chroma, a blur or a print lower saturations as reflected
+    light would — and taking 4 % of a bright backdrop off a dark surface would clip its small
+    channels to zero, inventing saturation.
     """
     px = np.asarray(rgb8).reshape(-1, 3)
     px = px[fit_sample(len(px))]
@@ -499,7 +502,7 @@ def _fit_pixels(rgb8: NDArray[np.uint8], min_saturation: float) -> _Fit | None:
     lin = lin_all[idx]
     grey = row_mean(lin)
     perp = row_norm(lin - grey[:, None])
-    clipped = row_any(np.asarray(rgb8)[idx] >= 254)
+    clipped = row_any(np.asarray(rgb8)[idx] >= CLIPPED)
     use = ~clipped & (grey > stats.quantile(grey, 0.1))
     if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
         return None
@@ -594,8 +597,8 @@ def diffuse_line_reconstruction(
     estimate (a known material; ``perf/scorer_study.py --oracle`` gives the renders' true
     albedo to measure how much of the remaining error is the estimate's).
 
-    ``keep_clipped``: pixels with one or two channels at the 8-bit ceiling (≥ 254) keep their
-    colour. On a matte surface they are the body colour beyond the image's range (a bright colour
+    ``keep_clipped``: pixels with one or two channels at the 8-bit ceiling (:data:`CLIPPED`) keep
+    their colour. On a matte surface they are the body colour beyond the image's range (a bright colour
     under a warm light, a saturation boost): the line cannot know the clipped channel, and putting
     such a pixel at the unclipped pixels' saturation darkens it (a near-white under CIE A light:
     L* 74 against the 91 the image shows). On a glossy surface they may be highlights, so the
@@ -617,7 +620,7 @@ def diffuse_line_reconstruction(
     norm = row_norm(perp)
     out = np.clip(perp + (norm / saturation)[:, None], 0.0, 1.0)
     if keep_clipped:
-        ceiling = np.asarray(rgb8).reshape(-1, 3) >= 254
+        ceiling = np.asarray(rgb8).reshape(-1, 3) >= CLIPPED
         clipped = row_any(ceiling) & ~row_all(ceiling)
         out[clipped] = lin_all[clipped]
     return linear_to_srgb8(out)

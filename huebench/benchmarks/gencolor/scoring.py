@@ -19,8 +19,8 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   glossy (``looks_glossy``); a dielectric reflects about 4 % of its surroundings even where it
   reflects least, so F0 × the surroundings' radiance is removed from every pixel
   (``specular_veil``, ``remove_specular(method="fresnel-veil")``) — unless the pixels cannot carry
-  it (``fit_veil``: a wrong gloss call, from JPEG chroma, a blur or a print). Other chromatic surfaces get a
-  fitted white floor removed instead (``remove_specular(method="fitted-floor")``; clearly chromatic
+  it (``fit_veil``: a wrong gloss call, from JPEG chroma, a blur or a print). Other chromatic
+  surfaces get a fitted white floor removed instead (``remove_specular(method="fitted-floor")``; clearly chromatic
   surfaces only, ``FLOOR_MIN_SATURATION``). Then every pixel is put back on the albedo's diffuse
   line (``diffuse_reconstruction(method="diffuse-line")``) — glossy objects 22 → 91 % (L2) and
   52 → 88 % (CSS), diffuse objects ≈ 99 %;
@@ -135,8 +135,8 @@ ERODE = 1
 #: (:func:`~huebench.color.reflectance.specular_veil`); None: the veil is not used. The physical
 #: value: 0.03 helped the worst ISCC-NBS L2 family and hurt the worst CSS one, each beyond its paired
 #: interval (docs/gencolor.md, version 7). The gloss test's and the veil's other defaults —
-#: GLOSS_UNIFORMITY, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE and the fitted floor's FLOOR_MIN_SATURATION —
-#: are the colour core's, documented and measured there
+#: GLOSS_UNIFORMITY, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE and the fitted floor's
+#: FLOOR_MIN_SATURATION — are the colour core's, documented and measured there
 FRESNEL_F0: float | None = F0_DIELECTRIC
 #: no invented colour: the dominant colour's chroma may exceed the 99th percentile of the object's
 #: own pixel chroma (after removing the veil, the one reflection modelled from outside the pixels)
