@@ -129,6 +129,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     },
     "gloss_uniformity": {f"{v}": {"gloss_uniformity": v} for v in (0.9, 0.93, 0.955, 0.97)},
     "gloss_smooth": {f"{v}": {"gloss_smooth": v} for v in (0.0, 1.0, 1.5, 2.5)},
+    "gloss_radial": {f"{v}": {"gloss_radial": v} for v in (None, 1.5, 2.0, 3.0)},
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},

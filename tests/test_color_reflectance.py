@@ -103,6 +103,35 @@ def test_matte_spheres_are_not_glossy_and_keep_their_pixels(rgb):
     assert _lit_delta_e(rf.diffuse_reconstruction(px, quantile=0.9), lit, srgb_to_lab(px).mean(axis=0)) < 1
 
 
+def _jpeg(img, quality):
+    """The image through a JPEG round trip (PIL: 4:2:0 chroma, as cameras and generators save)."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, "JPEG", quality=quality)
+    return np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))
+
+
+def test_jpeg_chroma_on_a_matte_surface_is_not_taken_for_gloss():
+    """JPEG's halved, quantised chroma spreads a matte sphere's saturations as a highlight would,
+    but every way in the chroma plane; reflected white moves them along the body colour only. The
+    radial condition (GLOSS_RADIAL) tells them apart; measured: without it 15 of the 20 JPEG'd
+    matte spheres below look glossy, with it 6; every glossy one looks glossy either way."""
+    colours = [RED, BLUE, GREEN, (172, 74, 195), (230, 134, 151)]
+    cases = [(rgb, size, q) for rgb in colours for size in (48, 96) for q in (50, 75)]
+    plain, radial, glossy_kept = 0, 0, 0
+    for rgb, size, q in cases:
+        matte, mask, _ = _phong_sphere(rgb, size=size)
+        glossy, _, _ = _phong_sphere(rgb, highlight=0.5, size=size)
+        matte, glossy = _jpeg(matte, q), _jpeg(glossy, q)
+        plain += rf.surface_looks_glossy(matte, mask, radial=None)
+        radial += rf.surface_looks_glossy(matte, mask)
+        glossy_kept += rf.surface_looks_glossy(glossy, mask) and rf.surface_looks_glossy(glossy, mask, radial=None)
+    assert plain >= 12 and radial <= plain // 2 and glossy_kept == len(cases)
+
+
 @pytest.mark.parametrize("rgb", [RED, BLUE, GREEN])
 def test_a_matte_surfaces_saturation_is_its_median_under_pixel_noise(rgb):
     """σ 6 noise spreads a matte surface's saturations both ways: the upper quantile glossy surfaces

@@ -96,6 +96,13 @@ F0_DIELECTRIC = 0.04
 #: light is added somewhere — specular reflection. Chosen by the leave-one-family-out tables in
 #: docs/gencolor.md ("gloss_uniformity"), measured by perf/scorer_study.py
 GLOSS_UNIFORMITY = 0.955
+#: reflected white moves a pixel's chroma toward grey along the body colour's own direction (the
+#: dichromatic plane), while JPEG's halved and quantised chroma, blur and prints move it every way:
+#: the gloss test also needs the lit half's chroma to spread along the body colour (radially) at
+#: least this many times as far as across it (tangentially, where only noise and texture reach).
+#: Chosen by the leave-one-family-out tables in docs/gencolor.md ("gloss_radial"); None: no such
+#: condition
+GLOSS_RADIAL: float | None = 2.0
 #: the gloss test reads saturations after an in-mask Gaussian blur of this σ (pixels): sensor noise,
 #: JPEG blocks and fine texture spread saturations as a highlight does, a blur removes them and
 #: keeps the reflections, which are smooth over the surface (0: no blur)
@@ -240,14 +247,20 @@ def has_shading(lin: NDArray[np.float64], factor: float = 3.0) -> bool:
 
 
 def looks_glossy(
-    rgb8: NDArray[np.uint8], *, uniformity: float = GLOSS_UNIFORMITY, min_saturation: float = 0.15
+    rgb8: NDArray[np.uint8],
+    *,
+    uniformity: float = GLOSS_UNIFORMITY,
+    min_saturation: float = 0.15,
+    radial: float | None = GLOSS_RADIAL,
 ) -> bool:
     """Does a chromatic surface show specular reflection?
 
     Under white light one albedo has one saturation (distance from the grey axis over the grey
     component, linear RGB) whatever the shading, so on a matte surface the lit half is uniformly
     saturated. Reflected white lowers the saturation where it lands: the surface looks glossy when
-    the 10th percentile of the lit half's saturations is below ``uniformity`` × their 90th.
+    the 10th percentile of the lit half's saturations is below ``uniformity`` × their 90th, and
+    (``radial``) their chroma spreads along the body colour's direction, as white moves it, rather
+    than every way, as JPEG's chroma, blur and prints move it.
     Achromatic and pale surfaces (90th percentile below ``min_saturation``) say no: there is no
     chroma to tell reflected white from the body colour; so do flat patches (:func:`has_shading`),
     whose saturations spread with pixel noise alone.
@@ -260,6 +273,10 @@ def looks_glossy(
         The gloss threshold on q10 / q90 of the lit half's saturations (:data:`GLOSS_UNIFORMITY`).
     min_saturation
         Surfaces less saturated than this (q90) are not tested.
+    radial
+        The anisotropy condition (:data:`GLOSS_RADIAL`): the chroma's spread (10th to 90th
+        percentile) along the body colour must be at least this many times its spread across it;
+        None: no such condition.
     """
     rgb8 = np.asarray(rgb8)[fit_sample(len(rgb8))]
     rgb8 = rgb8[row_all(rgb8 < CLIPPED)]  # a clipped channel lowers saturation as white would
@@ -268,15 +285,33 @@ def looks_glossy(
     lit = grey >= stats.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)
     if lit.sum() < 20:
         return False
-    sat = row_norm(lin[lit] - grey[lit, None]) / np.maximum(grey[lit], 1e-6)
+    scale = np.maximum(grey[lit], 1e-6)
+    chroma = lin[lit] - grey[lit, None]
+    sat = row_norm(chroma) / scale
+    chroma /= scale[:, None]
     # near-grey pixels are backdrop a loose mask caught (offline segmentation), not reflections:
     # with them the test flagged 25 of 290 diffuse L2 renders under offline masks, without them 3
-    sat = sat[sat >= 0.5 * stats.quantile(sat, 0.9)]
+    body = sat >= 0.5 * stats.quantile(sat, 0.9)
+    sat, chroma = sat[body], chroma[body]
     if len(sat) < 20:
         return False
     q10, q90 = stats.quantile(sat, [0.1, 0.9])
     # a flat noisy patch spreads its saturations too, but shows no shading beyond the noise
-    return bool(q90 >= min_saturation and q10 < uniformity * q90 and has_shading(lin))
+    if not (q90 >= min_saturation and q10 < uniformity * q90 and has_shading(lin)):
+        return False
+    return radial is None or _radial_spread(chroma, sat) >= radial
+
+
+def _radial_spread(chroma: NDArray[np.float64], sat: NDArray[np.float64]) -> float:
+    """How much further chroma vectors (N×3, orthogonal to grey) spread along the body colour —
+    the mean direction of the more saturated half — than across it: the ratio of their 10th-to-90th
+    percentile ranges (inf when nothing spreads across)."""
+    along = chroma[sat >= stats.median(sat)].mean(axis=0)
+    along /= max(float(np.linalg.norm(along)), 1e-12)
+    across = _cross(np.full(3, 1 / np.sqrt(3.0)), along)
+    r10, r90 = stats.quantile(chroma @ along, [0.1, 0.9])
+    t10, t90 = stats.quantile(chroma @ across, [0.1, 0.9])
+    return float((r90 - r10) / (t90 - t10)) if t90 > t10 else float("inf")
 
 
 def surface_looks_glossy(
@@ -287,6 +322,7 @@ def surface_looks_glossy(
     interior: int = GLOSS_INTERIOR,
     smooth: float = GLOSS_SMOOTH,
     depth: NDArray[np.int32] | None = None,
+    radial: float | None = GLOSS_RADIAL,
 ) -> bool:
     """:func:`looks_glossy` on an object in an image.
 
@@ -305,7 +341,7 @@ def surface_looks_glossy(
         if smooth > 0
         else np.asarray(image)[inner][sample]
     )
-    return looks_glossy(px, uniformity=uniformity)
+    return looks_glossy(px, uniformity=uniformity, radial=radial)
 
 
 def rim_saturation(
@@ -374,6 +410,7 @@ def specular_veil(
     rim_band: tuple[int, int] = RIM_BAND,
     depth: NDArray[np.int32] | None = None,
     glossy: bool | None = None,
+    radial: float | None = GLOSS_RADIAL,
 ) -> Any:
     """The veil a glossy object reflects everywhere, or ``None`` for a surface that shows none.
 
@@ -395,7 +432,7 @@ def specular_veil(
         The veil has the surroundings' colour (one value per linear-RGB channel) rather than their
         mean as white: under a coloured light, or among coloured surroundings, that is what a
         glossy surface reflects.
-    uniformity, interior, smooth
+    uniformity, interior, smooth, radial
         The gloss test's settings (:func:`surface_looks_glossy`).
     rim_ratio, rim_band
         The rim condition (:data:`RIM_RATIO`, :data:`RIM_BAND`); ``rim_ratio=None`` drops it.
@@ -412,7 +449,9 @@ def specular_veil(
     m = np.asarray(mask, dtype=bool)
     depth = mask_depth(m) if depth is None else depth
     if glossy is None:
-        glossy = surface_looks_glossy(image, m, uniformity=uniformity, interior=interior, smooth=smooth, depth=depth)
+        glossy = surface_looks_glossy(
+            image, m, uniformity=uniformity, interior=interior, smooth=smooth, depth=depth, radial=radial
+        )
     if not glossy:
         return None
     if rim_ratio is not None:

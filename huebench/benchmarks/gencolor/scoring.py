@@ -62,6 +62,7 @@ from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
     F0_DIELECTRIC,
     FLOOR_MIN_SATURATION,
+    GLOSS_RADIAL,
     GLOSS_SMOOTH,
     GLOSS_UNIFORMITY,
     MAIN_COLOR_FROM,
@@ -98,7 +99,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 10
+SCORER_VERSION = 11
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -135,7 +136,7 @@ ERODE = 1
 #: (:func:`~huebench.color.reflectance.specular_veil`); None: the veil is not used. The physical
 #: value: 0.03 helped the worst ISCC-NBS L2 family and hurt the worst CSS one, each beyond its paired
 #: interval (docs/gencolor.md, version 7). The gloss test's and the veil's other defaults —
-#: GLOSS_UNIFORMITY, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE and the fitted floor's
+#: GLOSS_UNIFORMITY, GLOSS_RADIAL, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE and the fitted floor's
 #: FLOOR_MIN_SATURATION — are the colour core's, documented and measured there
 FRESNEL_F0: float | None = F0_DIELECTRIC
 #: no invented colour: the dominant colour's chroma may exceed the 99th percentile of the object's
@@ -234,6 +235,7 @@ class ColorScorer:
         floor_min_saturation: float = FLOOR_MIN_SATURATION,
         fresnel: float | None = FRESNEL_F0,
         gloss_uniformity: float = GLOSS_UNIFORMITY,
+        gloss_radial: float | None = GLOSS_RADIAL,
         dominant: str = "huebench",
         candidate_rule: str = "per-metric",
         max_chroma_excess: float | None = MAX_CHROMA_EXCESS,
@@ -307,6 +309,9 @@ class ColorScorer:
             raise HuebenchError(f"fresnel must be a reflectance in [0, 1) or None, got {fresnel!r}")
         self.fresnel = None if fresnel is None else float(fresnel)
         self.gloss_uniformity = float(gloss_uniformity)
+        if gloss_radial is not None and not gloss_radial > 0:
+            raise HuebenchError(f"gloss_radial must be a ratio > 0 or None, got {gloss_radial!r}")
+        self.gloss_radial = None if gloss_radial is None else float(gloss_radial)
         self._candidates: dict[str, tuple[Any, ...]] = {}  # target → candidate set: the same every image
 
     @classmethod
@@ -333,6 +338,7 @@ class ColorScorer:
             "floor_min_saturation": self.floor_min_saturation,
             "fresnel": self.fresnel,
             "gloss_uniformity": self.gloss_uniformity,
+            "gloss_radial": self.gloss_radial,
             "dominant": self.dominant,
             "candidate_rule": self.candidate_rule,
             "max_chroma_excess": self.max_chroma_excess,
@@ -540,7 +546,12 @@ class ColorScorer:
         veil = glossy = None
         if (self.fresnel is not None or self.specular is not None) and inner.sum() >= self.min_pixels:
             glossy = surface_looks_glossy(
-                img, m, uniformity=self.gloss_uniformity, smooth=self.gloss_smooth, depth=depth
+                img,
+                m,
+                uniformity=self.gloss_uniformity,
+                smooth=self.gloss_smooth,
+                depth=depth,
+                radial=self.gloss_radial,
             )
         if self.fresnel is not None and glossy is not None:
             veil = specular_veil(
