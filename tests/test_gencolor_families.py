@@ -155,7 +155,15 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
 
     cfg = ColorScorer("iscc-nbs-l2").config()
     assert cfg["version"] == SCORER_VERSION
-    assert {"fresnel", "gloss_uniformity", "gloss_radial", "gloss_smooth", "rim_ratio", "main_color", "max_chroma_excess"} <= set(cfg)
+    assert {
+        "fresnel",
+        "gloss_uniformity",
+        "gloss_radial",
+        "gloss_smooth",
+        "rim_ratio",
+        "main_color",
+        "max_chroma_excess",
+    } <= set(cfg)
     out = tmp_path / "d"
     evaluate(
         "gencolor-diagnostic", "none", out=out, no_cache=True, progress=False, quick=True, limit=2, family="analytic"
