@@ -109,7 +109,9 @@ class StudyScorer(ColorScorer):
             if step == "dichromatic" and veil is not None:
                 continue  # the veil is the floor this step would fit
             if step == "dichromatic":
-                px8 = remove_specular(px8, method="fitted-floor", min_saturation=self.floor_min_saturation)
+                px8 = remove_specular(
+                    px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor
+                )
             elif step.startswith("envelope"):
                 quantile = float(step[len("envelope") :] or 75) / 100
                 px8 = diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile)
@@ -130,6 +132,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "gloss_uniformity": {f"{v}": {"gloss_uniformity": v} for v in (0.9, 0.93, 0.955, 0.97)},
     "gloss_smooth": {f"{v}": {"gloss_smooth": v} for v in (0.0, 1.0, 1.5, 2.5)},
     "gloss_radial": {f"{v}": {"gloss_radial": v} for v in (None, 1.5, 2.0, 3.0)},
+    "max_floor": {f"{v}": {"max_floor": v} for v in (None, 0.04, 0.05, 0.1)},
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},

@@ -90,6 +90,20 @@ def test_a_white_floor_is_fitted_and_removed_before_the_diffuse_line(rgb):
 
 
 @pytest.mark.parametrize("rgb", [RED, BLUE, GREEN])
+def test_a_fitted_floor_brighter_than_any_reflection_is_refused(rgb):
+    """A floor is the Fresnel reflection of the surroundings, at most F0 × white within the veil's
+    tolerance (MAX_FLOOR, 0.05 linear). A fit of 0.2 is no reflection — on real images it is a
+    line through noisy or tone-mapped pixels — and the pixels are left as they are."""
+    img, mask, _ = _phong_sphere(rgb, highlight=0.5, floor=0.2)
+    px = img[mask]
+    assert pytest.approx(0.05) == rf.MAX_FLOOR
+    assert np.array_equal(rf.remove_specular(px, method="fitted-floor"), px)
+    unbounded = rf.remove_specular(px, method="fitted-floor", max_floor=None)
+    removed = (srgb_to_linear(px / 255.0) - srgb_to_linear(unbounded / 255.0)).mean(axis=0)
+    assert np.allclose(removed, 0.2, atol=0.03)
+
+
+@pytest.mark.parametrize("rgb", [RED, BLUE, GREEN])
 def test_matte_spheres_are_not_glossy_and_keep_their_pixels(rgb):
     matte, mask, _ = _phong_sphere(rgb)
     glossy, _, _ = _phong_sphere(rgb, highlight=0.5)

@@ -159,6 +159,7 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "fresnel",
         "gloss_uniformity",
         "gloss_radial",
+        "max_floor",
         "gloss_smooth",
         "rim_ratio",
         "main_color",

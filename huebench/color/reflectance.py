@@ -149,6 +149,13 @@ VEIL_NOISE = 2.0
 #: factor above the pixels' floor is cut down to it; further above, the pixels show no such veil
 #: and it is refused (:func:`fit_veil`)
 VEIL_TOLERANCE = 1.25
+#: the fitted floor is reflected light common to every pixel: the Fresnel reflection of the
+#: surroundings, which an 8-bit image shows at most as white (1.0 linear), so the floor is at most
+#: F0 × 1.0, within the veil's uncertainty: :data:`VEIL_TOLERANCE` × :data:`F0_DIELECTRIC` = 0.05.
+#: A fit above it is a line through noisy or tone-mapped pixels, not a reflection, and is refused
+#: (:func:`remove_fitted_floor`). Chosen by the leave-one-family-out tables in docs/gencolor.md
+#: ("max_floor"); None: no bound
+MAX_FLOOR: float | None = VEIL_TOLERANCE * F0_DIELECTRIC
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
 FIT_PIXELS = 20000
 #: an 8-bit channel at or above this level is taken as clipped: its true value may lie beyond it
@@ -548,7 +555,9 @@ def _fit_pixels(rgb8: NDArray[np.uint8], min_saturation: float) -> _Fit | None:
     return lin_all, grey, perp, use
 
 
-def remove_fitted_floor(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MIN_SATURATION) -> NDArray[np.uint8]:
+def remove_fitted_floor(
+    rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MIN_SATURATION, max_floor: float | None = MAX_FLOOR
+) -> NDArray[np.uint8]:
     """Subtract the white floor a glossy surface reflects everywhere, fitted from its pixels.
 
     The ``"fitted-floor"`` method of :func:`remove_specular`. In linear RGB a pixel is
@@ -559,7 +568,8 @@ def remove_fitted_floor(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOO
     every pixel. Assumes white light, one albedo and a floor common to every pixel. Achromatic and
     pale surfaces (saturation below ``min_saturation``, :data:`FLOOR_MIN_SATURATION`) and flat
     patches (no shading range) leave nothing reliable to fit and are returned unchanged, as are
-    fits with no positive floor.
+    fits with no positive floor and fits above ``max_floor`` (linear, per channel; :data:`MAX_FLOOR`):
+    no reflection of surroundings an 8-bit image can show is that bright.
     """
 
     fit = _fit_pixels(rgb8, min_saturation)
@@ -588,9 +598,10 @@ def remove_fitted_floor(rgb8: NDArray[np.uint8], *, min_saturation: float = FLOO
         keep = np.abs(r) <= 2.5 * mad
         if keep.sum() < 10:
             break
-    if intercept <= 0:
+    floor = intercept / np.sqrt(3.0)  # per channel
+    if floor <= 0 or (max_floor is not None and floor > max_floor):
         return np.asarray(rgb8)
-    out = np.clip(lin_all - intercept / np.sqrt(3.0), 0.0, 1.0)
+    out = np.clip(lin_all - floor, 0.0, 1.0)
     return linear_to_srgb8(out)
 
 

@@ -66,6 +66,7 @@ from huebench.color.reflectance import (
     GLOSS_SMOOTH,
     GLOSS_UNIFORMITY,
     MAIN_COLOR_FROM,
+    MAX_FLOOR,
     NEUTRAL_HIGHLIGHT,
     RIM_BAND,
     RIM_RATIO,
@@ -137,7 +138,7 @@ ERODE = 1
 #: value: 0.03 helped the worst ISCC-NBS L2 family and hurt the worst CSS one, each beyond its paired
 #: interval (docs/gencolor.md, version 7). The gloss test's and the veil's other defaults —
 #: GLOSS_UNIFORMITY, GLOSS_RADIAL, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE and the fitted floor's
-#: FLOOR_MIN_SATURATION — are the colour core's, documented and measured there
+#: FLOOR_MIN_SATURATION and MAX_FLOOR — are the colour core's, documented and measured there
 FRESNEL_F0: float | None = F0_DIELECTRIC
 #: no invented colour: the dominant colour's chroma may exceed the 99th percentile of the object's
 #: own pixel chroma (after removing the veil, the one reflection modelled from outside the pixels)
@@ -233,6 +234,7 @@ class ColorScorer:
         erode: int = ERODE,
         specular: str | None = SPECULAR,
         floor_min_saturation: float = FLOOR_MIN_SATURATION,
+        max_floor: float | None = MAX_FLOOR,
         fresnel: float | None = FRESNEL_F0,
         gloss_uniformity: float = GLOSS_UNIFORMITY,
         gloss_radial: float | None = GLOSS_RADIAL,
@@ -305,6 +307,9 @@ class ColorScorer:
             )
         self.specular = specular
         self.floor_min_saturation = float(floor_min_saturation)
+        if max_floor is not None and not max_floor > 0:
+            raise HuebenchError(f"max_floor must be a linear radiance > 0 or None, got {max_floor!r}")
+        self.max_floor = None if max_floor is None else float(max_floor)
         if fresnel is not None and not 0.0 <= fresnel < 1.0:
             raise HuebenchError(f"fresnel must be a reflectance in [0, 1) or None, got {fresnel!r}")
         self.fresnel = None if fresnel is None else float(fresnel)
@@ -336,6 +341,7 @@ class ColorScorer:
             "specular": self.specular,
             "smooth": 0.0,  # no in-mask smoothing (a study variant); the key keeps earlier runs resumable
             "floor_min_saturation": self.floor_min_saturation,
+            "max_floor": self.max_floor,
             "fresnel": self.fresnel,
             "gloss_uniformity": self.gloss_uniformity,
             "gloss_radial": self.gloss_radial,
@@ -584,7 +590,9 @@ class ColorScorer:
         if self.specular is None:
             return px8
         if veil is None:  # a removed veil is the floor this step would fit
-            px8 = remove_specular(px8, method="fitted-floor", min_saturation=self.floor_min_saturation)
+            px8 = remove_specular(
+                px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor
+            )
         matte = glossy is False
         quantile = self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE
         keep = matte and self.matte_keeps_clipped
