@@ -72,7 +72,10 @@ def _one_thread() -> Iterator[None]:
     the training objects × the feature size): threads inside an operation mostly wait for each
     other, and on a machine with other work they wait for threads that are not running; probes
     train side by side in threads of their own instead (docs/coda.md has the measurement). So a
-    probe's numbers are the same however many train at once and however many cores there are."""
+    probe's numbers are the same however many train at once and however many cores there are.
+
+    OpenMP keeps the thread count per OS thread, and a thread Python starts begins with one per
+    core whatever the main thread set: so each probe sets it on the thread that trains it."""
     import torch
 
     before = torch.get_num_threads()
@@ -100,6 +103,23 @@ def train_probe(
     The weights start from torch's generator seeded with ``seed``, and the dropout masks continue
     that generator's stream in one of the probe's own, so probes train side by side in threads
     with the numbers each gets alone."""
+    import torch
+
+    with _one_thread():
+        return _train(x, y, steps=steps, seed=seed, lr=lr, hidden=hidden, dropout=dropout, on_step=on_step)
+
+
+def _train(
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    steps: int,
+    seed: int,
+    lr: float,
+    hidden: int,
+    dropout: float,
+    on_step: Callable[[], None] | None,
+) -> Any:
     import torch
 
     with _SEEDING:
@@ -140,7 +160,7 @@ def train_probe(
 def _predict(net: Any, x: np.ndarray) -> np.ndarray:
     import torch
 
-    with torch.inference_mode():
+    with _one_thread(), torch.inference_mode():
         return torch.softmax(net(torch.tensor(x, dtype=torch.float32)), dim=-1).numpy().astype(np.float64)
 
 
