@@ -103,7 +103,6 @@ def train_probe(
     The weights start from torch's generator seeded with ``seed``, and the dropout masks continue
     that generator's stream in one of the probe's own, so probes train side by side in threads
     with the numbers each gets alone."""
-    import torch
 
     with _one_thread():
         return _train(x, y, steps=steps, seed=seed, lr=lr, hidden=hidden, dropout=dropout, on_step=on_step)
