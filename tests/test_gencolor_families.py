@@ -311,3 +311,28 @@ def test_a_matte_surface_keeps_the_colour_its_clipped_pixels_show():
     assert kept.glossy is False and kept.passed and kept.delta_e00 < 1.0
     assert not lined.passed and lined.delta_e00 > 10
     assert ColorScorer("css3").config()["matte_keeps_clipped"] is True
+
+
+def test_clipped_pixels_do_not_make_a_lit_surface_look_flat():
+    """AliceBlue under CIE A light: red sits at the 8-bit ceiling over most of the lit surface.
+    Those channels stopped following the shading, and counted as pixel noise they made the surface
+    look flat: the lit window stood down and the shadows pulled the colour ~13 L* darker than the
+    truth (version 11, ΔE00 > 10). The shading test reads the unclipped pixels (version 12)."""
+    from huebench.color import srgb_to_lab
+    from huebench.color.reflectance import CLIPPED
+
+    sample = next(
+        x
+        for x in fam.family_samples("illuminant", list(load_system("css3")))
+        if x["color"] == "AliceBlue" and x["step"] == "A"
+    )
+    known = fam.make_image(sample, size=48, seed=0)
+    px = known.image[known.mask]
+    assert (px >= CLIPPED).any(axis=1).mean() > 0.4 and 255 in known.truth
+    target = "#{:02X}{:02X}{:02X}".format(*known.truth)
+    score = ColorScorer("css3").score_image(known.image, target, mask=known.mask)[0]
+    truth_l = srgb_to_lab(np.array([known.truth], dtype=np.uint8))[0, 0]
+    assert score.passed and score.delta_e00 < 2.0 and abs(score.dominant_lab[0] - truth_l) < 2.0
+    # what the "flat" verdict amounted to: the window standing down
+    flat = ColorScorer("css3", lightness_window=None).score_image(known.image, target, mask=known.mask)[0]
+    assert not flat.passed and flat.delta_e00 > 8 and flat.dominant_lab[0] < truth_l - 8

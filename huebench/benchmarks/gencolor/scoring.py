@@ -58,8 +58,10 @@ from huebench.color import (
     srgb8_to_linear,
     srgb_to_lab,
 )
+from huebench.color._rows import row_all
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
+    CLIPPED,
     F0_DIELECTRIC,
     FLOOR_MIN_SATURATION,
     GLOSS_RADIAL,
@@ -100,7 +102,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 11
+SCORER_VERSION = 12
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -445,7 +447,11 @@ class ColorScorer:
         window = self.lightness_window
         if window is not None and len(px8) >= 10:
             sample = px8[fit_sample(len(px8))]
-            if not has_shading(srgb8_to_linear(sample)):
+            # a channel at the 8-bit ceiling stopped following the shading, and what it does
+            # instead looks like noise to the test: the lit half of a bright surface under a warm
+            # light would make the surface "flat" and its shadows part of its colour
+            unclipped = sample[row_all(sample < CLIPPED)]
+            if len(unclipped) >= 10 and not has_shading(srgb8_to_linear(unclipped)):
                 window = None  # a flat (noisy) surface is all lit: a window would only pick noise
         if self.dominant == "paper":
             dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
