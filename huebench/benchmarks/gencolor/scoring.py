@@ -26,8 +26,9 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   52 → 88 % (CSS), diffuse objects ≈ 99 %;
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
-- both steps stand down when the surface shows no shading beyond pixel noise (``has_shading``):
-  a flat noisy patch is all "lit", and a window or a specular fit would only pick noise.
+- both steps stand down when the surface shows no shading beyond pixel noise (``has_shading``,
+  on the pixels below the 8-bit ceiling): a flat noisy patch is all "lit", and a window or a
+  specular fit would only pick noise.
 
 Overall 73.8 → 96.6 % (L2) and 83.2 → 95.1 % (CSS) with exact masks, 0 far-colour false accepts.
 Defaults (k = 3, hue 5°, gate C* < 5) are not given in the paper and are all configurable.
