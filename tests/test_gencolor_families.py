@@ -336,3 +336,40 @@ def test_clipped_pixels_do_not_make_a_lit_surface_look_flat():
     # what the "flat" verdict amounted to: the window standing down
     flat = ColorScorer("css3", lightness_window=None).score_image(known.image, target, mask=known.mask)[0]
     assert not flat.passed and flat.delta_e00 > 8 and flat.dominant_lab[0] < truth_l - 8
+
+
+def test_truths_clipped_before_the_white_balance_are_reported_apart(tmp_path, cli):
+    """A pale colour under a coloured light reaches 255 in a channel before the grey-world balance:
+    its truth is then the colour only the clipped lit side shows. Those images are flagged and the
+    diagnostic gives their accuracy apart from the rest of the family, in the metrics, the report
+    and the summary."""
+    from huebench.runs.runner import evaluate
+
+    res = evaluate(
+        "gencolor-diagnostic",
+        "none",
+        out=tmp_path / "d",
+        no_cache=True,
+        progress=False,
+        quick=True,
+        family="illuminant",
+        system="css3",
+        limit=16,
+    )
+    by = {(r["color"], r["step"]): r for r in res.records}
+    assert by[("AliceBlue", "A + grey world")]["truth_clipped"] is True  # blue 255 → 1.0, red × 1.85
+    assert by[("AliceBlue", "A")]["truth_clipped"] is False  # clipped too, but no transform after it
+    assert by[("AntiqueWhite", "10000K + grey world")]["truth_clipped"] is False  # blue 0.68 × 1.40 < 1
+    split = res.metrics["truth_clipped"]["illuminant"]
+    clipped = [r["exact"]["pass"] for r in res.records if r["truth_clipped"]]
+    rest = [r["exact"]["pass"] for r in res.records if not r["truth_clipped"]]
+    assert split["clipped"]["n"] == len(clipped) > 0 and split["rest"]["n"] == len(rest) > 0
+    assert split["clipped"]["value"] == pytest.approx(100 * np.mean(clipped))
+    assert split["rest"]["value"] == pytest.approx(100 * np.mean(rest))
+    report = (tmp_path / "d" / "report.html").read_text()
+    assert "illuminant: images whose truth was clipped before a later colour transform" in report
+    args = ("--quick", "--family", "illuminant", "--system", "css3", "--limit", "16")
+    code, out, _ = cli("gencolor", "diagnose", *args, "--out", tmp_path / "c")
+    line = next(x for x in " ".join(out.split()).split("illuminant ")[1:] if "clipped" in x)
+    assert code in (0, 1) and line.startswith(f"{len(clipped)} images whose truth was clipped")
+    assert f"the other {len(rest)}:" in line

@@ -212,6 +212,11 @@ def diagnose(
                 for n, v in per.items()
             )
         )
+    for fam, split in m.get("truth_clipped", {}).items():
+        console.print(
+            f"  {fam:<11} {split['clipped']['n']} images whose truth was clipped before a later colour transform "
+            f"(docs/gencolor.md): exact {ci(split['clipped'])}; the other {split['rest']['n']}: {ci(split['rest'])}"
+        )
     worst = m["worst_family"]
     console.print(
         f"{m['system']}, {m['scorer']} scorer: accuracy {ci(m['accuracy_exact_mask'])} with exact masks, {m['accuracy_offline_mask']['value']:.2f} % with offline "

@@ -115,6 +115,7 @@ class _ScoreKnown:
             **i,
             "target": target,
             "truth_rgb": list(self.known.truth),
+            "truth_clipped": self.known.truth_clipped,
             "exact": exact.as_dict(),
             "offline": offline.as_dict(),
             "far_color": far_name,
@@ -372,6 +373,16 @@ class Diagnostic(Benchmark):
             "worst_family": None if worst is None else {"family": worst, **by_family[worst][primary]["exact_mask"]},
             "chroma_excess_max": max((r["exact"].get("chroma_excess") or 0.0 for r in records), default=None),
         }
+        # images whose truth was clipped before a later colour transform, apart from the rest of
+        # their family: a truth only the clipped side shows is a question about the measurement
+        out["truth_clipped"] = {
+            fam: {
+                "clipped": pct([self._outcomes(r, primary)[0] for r in of if r.get("truth_clipped")]),
+                "rest": pct([self._outcomes(r, primary)[0] for r in of if not r.get("truth_clipped")]),
+            }
+            for fam, of in grouped(lambda r: r["family"]).items()
+            if any(r.get("truth_clipped") for r in of)
+        }
         # diffuse and glossy objects apart: the glossy ones carry most of the error (docs/gencolor.md)
         out["by_material"] = {
             material: {
@@ -519,6 +530,9 @@ class Diagnostic(Benchmark):
             row(f"accuracy, exact masks, {material} objects", acc["exact_mask"])
             for material, acc in m.get("by_material", {}).items()
         ]
+        for fam, split in m.get("truth_clipped", {}).items():
+            rows.append(row(f"{fam}: images whose truth was clipped before a later colour transform", split["clipped"]))
+            rows.append(row(f"{fam}: the other images", split["rest"]))
         family_rows = [
             [
                 fam,

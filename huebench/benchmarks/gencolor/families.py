@@ -78,6 +78,10 @@ class KnownColorImage:
     image: NDArray[np.uint8]  # H×W×3 sRGB
     mask: NDArray[np.bool_]  # exact object mask
     truth: tuple[int, int, int]  # the colour a flat, lit, diffuse patch of the albedo shows here
+    #: the truth reached the 8-bit ceiling before a later colour transform (a pale colour under a
+    #: warm light, then a grey-world balance): it is then the colour only the object's clipped lit
+    #: side shows, and the diagnostic reports these images apart (docs/gencolor.md)
+    truth_clipped: bool = False
 
 
 def _seed(*keys: Any) -> int:
@@ -587,7 +591,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         if not inputs["white_balance"]:
             return img
         out, truth = _grey_world(img.image, img.truth)
-        return KnownColorImage(out, img.mask, truth)
+        clipped = bool(np.any(srgb8_to_linear(rgb) * np.asarray(ILLUMINANTS[inputs["light"]]) > 1.0))
+        return KnownColorImage(out, img.mask, truth, truth_clipped=clipped)
     raise HuebenchError(f"make_image does not build {family!r} samples")
 
 
