@@ -188,19 +188,15 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         )
 
 
-def test_diagnostic_reports_both_scorers_per_family(tmp_path):
+def _diagnose(out, **options):
+    """A quick diagnostic run through the Python API, no cache, no progress."""
     from huebench.runs.runner import evaluate
 
-    res = evaluate(
-        "gencolor-diagnostic",
-        "none",
-        out=tmp_path / "d",
-        no_cache=True,
-        progress=False,
-        quick=True,
-        family="analytic,textured",
-        limit=40,
-    )
+    return evaluate("gencolor-diagnostic", "none", out=out, no_cache=True, progress=False, quick=True, **options)
+
+
+def test_diagnostic_reports_both_scorers_per_family(tmp_path):
+    res = _diagnose(tmp_path / "d", family="analytic,textured", limit=40)
     m = res.metrics
     assert set(m["by_family"]) == {"analytic"} or set(m["by_family"]) <= {"analytic", "textured"}
     fam = m["by_family"]["analytic"]
@@ -216,7 +212,7 @@ def test_diagnostic_reports_both_scorers_per_family(tmp_path):
     html = (tmp_path / "d" / "report.html").read_text()
     assert "Accuracy by image family, both scorers" in html and "Accuracy by family, material and step" in html
     with pytest.raises(HuebenchError, match="unknown image family 'photo'"):
-        evaluate("gencolor-diagnostic", "none", out=tmp_path / "e", no_cache=True, progress=False, family="photo")
+        _diagnose(tmp_path / "e", family="photo")
 
 
 def test_the_held_out_recolored_family_paints_real_photographs():
@@ -343,19 +339,7 @@ def test_truths_clipped_before_the_white_balance_are_reported_apart(tmp_path, cl
     its truth is then the colour only the clipped lit side shows. Those images are flagged and the
     diagnostic gives their accuracy apart from the rest of the family, in the metrics, the report
     and the summary."""
-    from huebench.runs.runner import evaluate
-
-    res = evaluate(
-        "gencolor-diagnostic",
-        "none",
-        out=tmp_path / "d",
-        no_cache=True,
-        progress=False,
-        quick=True,
-        family="illuminant",
-        system="css3",
-        limit=16,
-    )
+    res = _diagnose(tmp_path / "d", family="illuminant", system="css3", limit=16)
     by = {(r["color"], r["step"]): r for r in res.records}
     assert by[("AliceBlue", "A + grey world")]["truth_clipped"] is True  # blue 255 → 1.0, red × 1.85
     assert by[("AliceBlue", "A")]["truth_clipped"] is False  # clipped too, but no transform after it
