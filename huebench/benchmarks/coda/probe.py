@@ -103,22 +103,6 @@ def train_probe(
     The weights start from torch's generator seeded with ``seed``, and the dropout masks continue
     that generator's stream in one of the probe's own, so probes train side by side in threads
     with the numbers each gets alone."""
-
-    with _one_thread():
-        return _train(x, y, steps=steps, seed=seed, lr=lr, hidden=hidden, dropout=dropout, on_step=on_step)
-
-
-def _train(
-    x: np.ndarray,
-    y: np.ndarray,
-    *,
-    steps: int,
-    seed: int,
-    lr: float,
-    hidden: int,
-    dropout: float,
-    on_step: Callable[[], None] | None,
-) -> Any:
     import torch
 
     with _SEEDING:
@@ -144,14 +128,15 @@ def _train(
     opt = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)
     xt, yt = torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
     net.train()
-    for _ in range(steps):
-        h = dropped(torch.relu(second(dropped(torch.relu(first(xt))))))
-        loss = -(yt * torch.log_softmax(last(h), dim=-1)).sum(-1).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        if on_step is not None:
-            on_step()
+    with _one_thread():
+        for _ in range(steps):
+            h = dropped(torch.relu(second(dropped(torch.relu(first(xt))))))
+            loss = -(yt * torch.log_softmax(last(h), dim=-1)).sum(-1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if on_step is not None:
+                on_step()
     net.eval()
     return net
 
