@@ -84,6 +84,7 @@ __all__ = [
     "specular_veil",
     "surface_looks_glossy",
     "surround_radiance",
+    "unclipped",
 ]
 
 #: Fresnel reflectance at normal incidence of the dielectrics most objects are made of, coated or
@@ -170,6 +171,12 @@ def fit_sample(n: int) -> NDArray[np.intp]:
     beyond that an evenly strided, deterministic sample of that many (the correction then goes to
     every pixel)."""
     return np.arange(n) if n <= FIT_PIXELS else np.linspace(0, n - 1, FIT_PIXELS).astype(np.intp)
+
+
+def unclipped(rgb8: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The N×3 8-bit pixels with no channel at the ceiling (:data:`CLIPPED`): a clipped channel
+    stopped following the light, so tests of shading and saturation read the others only."""
+    return rgb8[row_all(rgb8 < CLIPPED)]
 
 
 def _spread(x: NDArray[np.float64]) -> float:
@@ -286,7 +293,7 @@ def looks_glossy(
         None: no such condition.
     """
     rgb8 = np.asarray(rgb8)[fit_sample(len(rgb8))]
-    rgb8 = rgb8[row_all(rgb8 < CLIPPED)]  # a clipped channel lowers saturation as white would
+    rgb8 = unclipped(rgb8)  # a clipped channel lowers saturation as white would
     lin = srgb8_to_linear(rgb8)
     grey = row_mean(lin)
     lit = grey >= stats.quantile(grey, 0.5) if len(grey) else np.zeros(0, dtype=bool)

@@ -59,10 +59,8 @@ from huebench.color import (
     srgb8_to_linear,
     srgb_to_lab,
 )
-from huebench.color._rows import row_all
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
-    CLIPPED,
     F0_DIELECTRIC,
     FLOOR_MIN_SATURATION,
     GLOSS_RADIAL,
@@ -84,6 +82,7 @@ from huebench.color.reflectance import (
     remove_specular,
     specular_veil,
     surface_looks_glossy,
+    unclipped,
 )
 from huebench.errors import HuebenchError, UnknownNameError
 from huebench.stats import quantile
@@ -451,8 +450,8 @@ class ColorScorer:
             # a channel at the 8-bit ceiling stopped following the shading, and what it does
             # instead looks like noise to the test: the lit half of a bright surface under a warm
             # light would make the surface "flat" and its shadows part of its colour
-            unclipped = sample[row_all(sample < CLIPPED)]
-            if len(unclipped) >= 10 and not has_shading(srgb8_to_linear(unclipped)):
+            below = unclipped(sample)
+            if len(below) >= 10 and not has_shading(srgb8_to_linear(below)):
                 window = None  # a flat (noisy) surface is all lit: a window would only pick noise
         if self.dominant == "paper":
             dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
