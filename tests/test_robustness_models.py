@@ -452,19 +452,12 @@ def test_a_read_only_folder_is_named(tmp_path):
 
 # ------------------------------------------------------------------ through the CLI
 @pytest.fixture
-def cli(monkeypatch, capsys):
-    """``huebench ARGS`` in this process through the console entry point; (status, stderr)."""
-    import huebench.cli._errors as errors
-    from huebench.cli import main
+def cli(cli):
+    """conftest's ``cli``, keeping (status, stderr): these tests read the error line only."""
 
     def invoke(*args: object) -> tuple[int, str]:
-        monkeypatch.setattr(errors, "DEBUG", False)
-        monkeypatch.setattr(sys, "argv", ["huebench", *map(str, args)])
-        capsys.readouterr()  # what fixtures printed while they were built (a tiny model's save) is not the command's
-        with pytest.raises(SystemExit) as stop:
-            main()
-        code = stop.value.code
-        return (code if isinstance(code, int) else 0 if code is None else 1), capsys.readouterr().err
+        code, _, err = cli(*args)
+        return code, err
 
     return invoke
 
