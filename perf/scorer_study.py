@@ -153,6 +153,8 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "matte_quantile": {f"{v}": {"matte_quantile": v} for v in (None, 0.5, 0.75)},
     "veil_quantile": {f"{v}": {"veil_quantile": v} for v in (None, 0.05, 0.1, 0.2, 0.3, 0.5)},
     "matte_keeps_clipped": {f"{v}": {"matte_keeps_clipped": v} for v in (False, True)},
+    "light_planarity": {f"{v}": {"light_planarity": v} for v in (None, 3.0, 5.0, 8.0)},
+    "light_margin": {f"{v}": {"light_margin": v} for v in (2.0, 4.0, 8.0)},
 }
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import ndimage
 
-from huebench.color import delta_e, linear_to_srgb, srgb_to_lab, srgb_to_linear
+from huebench.color import delta_e, linear_to_srgb, linear_to_srgb8, srgb_to_lab, srgb_to_linear
 from huebench.color import reflectance as rf
 from huebench.color._rows import row_all, row_any, row_mean, row_norm, row_sum
 from huebench.errors import HuebenchError, UnknownNameError
@@ -22,10 +22,14 @@ def _to8(lin):
     return np.clip(np.round(linear_to_srgb(np.clip(lin, 0, 1)) * 255), 0, 255).astype(np.uint8)
 
 
-def _phong_sphere(rgb, *, highlight=0.0, floor=0.0, size=96, noise=1.0, seed=0):
+def _phong_sphere(
+    rgb, *, highlight=0.0, floor=0.0, size=96, noise=1.0, seed=0, illuminant=(1.0, 1.0, 1.0), backdrop=0.5
+):
     """A Lambertian sphere of one sRGB albedo lit from the upper left (shading 1 where the normal
     meets the light, 0.15 ambient on the far side) in front of a grey backdrop; ``highlight`` adds
     a white Blinn–Phong lobe (exponent 40) and ``floor`` a white reflection common to every pixel.
+    ``illuminant``: the light's colour (linear RGB), on the sphere, its highlight and the backdrop;
+    ``backdrop``: the backdrop's reflectance (one value or per channel).
     Returns the image, the mask and the diffuse shading."""
     rng = np.random.default_rng(seed)
     yy, xx = (np.mgrid[:size, :size] + 0.5) / size * 2 - 1
@@ -37,9 +41,10 @@ def _phong_sphere(rgb, *, highlight=0.0, floor=0.0, size=96, noise=1.0, seed=0):
     half /= np.linalg.norm(half)
     shading = 0.15 + 0.85 * np.clip(normal @ light, 0, None)
     white = highlight * np.clip(normal @ half, 0, None) ** 40 + floor
-    lin = np.full((size, size, 3), 0.5)
+    lin = np.broadcast_to(np.asarray(backdrop, dtype=np.float64), (size, size, 3)).copy()
     body = srgb_to_linear(np.asarray(rgb) / 255.0) * shading[..., None] + white[..., None]
     lin[mask] = body[mask]
+    lin *= np.asarray(illuminant, dtype=np.float64)
     img = linear_to_srgb(np.clip(lin, 0, 1)) * 255 + rng.normal(0, noise, lin.shape)
     return np.clip(np.round(img), 0, 255).astype(np.uint8), mask, shading
 
@@ -237,6 +242,67 @@ def test_a_coloured_veil_is_removed_per_channel():
     for bad in (-0.1, [0.1, 0.2], [0.1, -0.01, 0.0]):
         with pytest.raises(HuebenchError, match="veil must be a non-negative"):
             rf.remove_veil(_to8(lin), bad)
+
+
+COOL_LIGHT = (0.8242, 1.0116, 1.4031)  # 10,000 K at luminance 1, linear sRGB
+
+
+@pytest.mark.parametrize("rgb", [RED, GREEN, (150, 50, 160)])
+def test_the_colour_of_the_light_is_read_from_a_glossy_surfaces_plane(rgb):
+    img, mask, _ = _phong_sphere(rgb, highlight=0.6, illuminant=COOL_LIGHT)
+    light = rf.light_colour(img, mask)
+    assert light is not None
+    assert float(light @ rf.RGB_TO_XYZ[1]) == pytest.approx(1.0)
+    np.testing.assert_allclose(light, COOL_LIGHT, rtol=0.03)
+    # balanced by it, the surroundings are grey again and the highlight white
+    back = srgb_to_linear(rf.balance(img, light)[~mask] / 255.0).mean(axis=0)
+    assert np.ptp(back) < 0.01
+
+
+@pytest.mark.parametrize("rgb", [RED, GREEN, (150, 50, 160)])
+def test_the_scorer_judges_a_glossy_surface_under_a_coloured_light_by_that_light(rgb):
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    img, mask, _ = _phong_sphere(rgb, highlight=1.0, illuminant=COOL_LIGHT)
+    truth = linear_to_srgb8(srgb_to_linear(np.array(rgb) / 255.0) * COOL_LIGHT)  # a lit diffuse patch
+    target = "#{:02x}{:02x}{:02x}".format(*truth)
+    score, _ = ColorScorer("css3").score_image(img, target, mask=mask)
+    white, _ = ColorScorer("css3", light_planarity=None).score_image(img, target, mask=mask)
+    assert score.light == pytest.approx(COOL_LIGHT, rel=0.03) and white.light is None
+    assert "the light's colour" in score.reason and "light" not in white.reason
+    # the highlight has the light's colour: taken for white it pulls the colour off the truth
+    assert score.passed and score.delta_e00 < 1.4 and score.delta_e00 < white.delta_e00 - 0.3
+    # no invented colour: the bound is on the pixels as the image shows them, under its light
+    lab = srgb_to_lab(img[ndimage.binary_erosion(mask)])
+    assert np.hypot(*score.dominant_lab[1:]) <= np.quantile(np.hypot(lab[:, 1], lab[:, 2]), 0.99) + 2.01
+    for bad, message in (({"light_planarity": 1.0}, "light_planarity"), ({"light_margin": 0.5}, "light_margin")):
+        with pytest.raises(HuebenchError, match=message):
+            ColorScorer("css3", **bad)
+
+
+def test_a_light_the_plane_cannot_tell_from_white_is_not_read():
+    # a yellow under the bluish light: the plane of body colour and light holds grey too
+    img, mask, _ = _phong_sphere((200, 150, 60), highlight=0.6, illuminant=COOL_LIGHT)
+    assert rf.light_colour(img, mask) is None
+    assert rf.light_colour(img, mask, min_tilt=0.5) is not None
+
+
+@pytest.mark.parametrize("rgb", [RED, GREEN, (200, 150, 60)])
+def test_coloured_surroundings_or_a_matte_surface_do_not_pose_as_a_coloured_light(rgb):
+    # white light among green surroundings: grey stays in the glossy surface's plane
+    img, mask, _ = _phong_sphere(rgb, highlight=0.6, backdrop=(0.1, 0.5, 0.15))
+    assert rf.light_colour(img, mask) is None
+    # a matte surface under the cool light fills a line, not a plane: nothing tells its light
+    img, mask, _ = _phong_sphere(rgb, illuminant=COOL_LIGHT)
+    assert rf.light_colour(img, mask) is None
+
+
+def test_a_channel_at_zero_does_not_make_a_plane():
+    # a saturated orange whose blue is 0 everywhere lies in the red–green plane whatever the light;
+    # orange surroundings lie in that plane too, and must not be taken for the light
+    img, mask, _ = _phong_sphere((255, 120, 0), backdrop=(0.8, 0.25, 0.0), noise=0.0)
+    assert (img[mask][:, 2] == 0).all()
+    assert rf.light_colour(img, mask) is None
 
 
 def test_shading_is_told_from_pixel_noise():

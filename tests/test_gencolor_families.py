@@ -164,6 +164,8 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "rim_ratio",
         "main_color",
         "max_chroma_excess",
+        "light_planarity",
+        "light_margin",
     } <= set(cfg)
     out = tmp_path / "d"
     evaluate(

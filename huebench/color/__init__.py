@@ -15,7 +15,7 @@ Public API (stable names used across huebench and by external checks)::
     diffuse_reconstruction(rgb8, method="diffuse-line")
     recolor(image, hue_shift, mask=None, method="lch" | "hsv") -> Recoloring
 
-Reflectance (gloss test, Fresnel veil, dichromatic fit): :mod:`huebench.color.reflectance`.
+Reflectance (gloss test, Fresnel veil, dichromatic fit, the colour of the light): :mod:`huebench.color.reflectance`.
 """
 
 from huebench.color.conversions import (
@@ -42,6 +42,7 @@ from huebench.color.reflectance import (
     albedo_saturation,
     diffuse_reconstruction,
     fit_veil,
+    light_colour,
     looks_glossy,
     remove_specular,
     remove_veil,
@@ -75,6 +76,7 @@ __all__ = [
     "lab_to_srgb",
     "lab_to_xyz",
     "lch_to_lab",
+    "light_colour",
     "linear_rgb_to_xyz",
     "linear_to_srgb",
     "linear_to_srgb8",

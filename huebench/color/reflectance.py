@@ -57,6 +57,10 @@ __all__ = [
     "GLOSS_INTERIOR",
     "GLOSS_SMOOTH",
     "GLOSS_UNIFORMITY",
+    "LIGHT_MARGIN",
+    "LIGHT_MIN_TILT",
+    "LIGHT_PLANARITY",
+    "LIGHT_PLANE_FILL",
     "MAIN_COLOR_FROM",
     "NEUTRAL_HIGHLIGHT",
     "NEUTRAL_SATURATION",
@@ -67,11 +71,13 @@ __all__ = [
     "VEIL_QUANTILE",
     "VEIL_TOLERANCE",
     "albedo_saturation",
+    "balance",
     "diffuse_line_reconstruction",
     "diffuse_reconstruction",
     "fit_sample",
     "fit_veil",
     "has_shading",
+    "light_colour",
     "looks_glossy",
     "main_color_pixels",
     "mask_depth",
@@ -157,6 +163,23 @@ VEIL_TOLERANCE = 1.25
 #: (:func:`remove_fitted_floor`). Chosen by the leave-one-family-out tables in docs/gencolor.md
 #: ("max_floor"); None: no bound
 MAX_FLOOR: float | None = VEIL_TOLERANCE * F0_DIELECTRIC
+#: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
+#: an object white-balanced by the light (:func:`light_colour`, :func:`balance`) and puts its colour
+#: back under the light before the comparison (``ColorScorer(light_planarity=None)``: the light is
+#: always taken as white). Values chosen by the leave-one-family-out tables in docs/gencolor.md.
+#: :func:`light_colour`: the object's pixels must spread over a plane (the dichromatic plane of body
+#: colour and reflected light) — its second singular value at least this many times the third,
+#: which only noise fills — before the plane can say what colour the reflected light has
+LIGHT_PLANARITY = 3.0
+#: ... and reflected light must be a visible share of what the pixels show: the plane's second
+#: singular value at least this fraction of the first (a matte surface's line, with one channel a
+#: few 8-bit steps above 0, is thin enough in its third direction to pass the test above)
+LIGHT_PLANE_FILL = 0.02
+#: :func:`light_colour`: the surroundings' colour is taken as the light's when grey leaves the
+#: dichromatic plane by at least :data:`LIGHT_MIN_TILT` degrees and by this many times the angle at
+#: which the surroundings' colour leaves it
+LIGHT_MARGIN = 4.0
+LIGHT_MIN_TILT = 2.0
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
 FIT_PIXELS = 20000
 #: an 8-bit channel at or above this level is taken as clipped: its true value may lie beyond it
@@ -409,6 +432,57 @@ def surround_radiance(
         return None
     lin = srgb8_to_linear(np.asarray(image)[outside])
     return lin.mean(axis=0) if per_channel else float(lin.mean())
+
+
+def light_colour(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    depth: NDArray[np.int32] | None = None,
+    planarity: float = LIGHT_PLANARITY,
+    margin: float = LIGHT_MARGIN,
+    min_tilt: float = LIGHT_MIN_TILT,
+) -> NDArray[np.float64] | None:
+    """The colour of the light a glossy object reflects, when it is not white and the object
+    itself shows it; None otherwise (white light, a matte object, too few pixels).
+
+    Under one light a glossy surface's pixels are m_d·(albedo × light) + m_s·light (linear RGB):
+    they fill the plane through the origin spanned by the body colour and the light's colour. Under
+    white light that plane holds the grey axis. The surroundings, lit by the same light, have its
+    colour unless they are coloured themselves; so their colour is taken as the light's only when
+    the object's pixels fill a plane (:data:`LIGHT_PLANARITY`), grey leaves that plane by at least
+    ``min_tilt`` degrees and the surroundings' colour lies in it ``margin`` times more closely.
+    Coloured surroundings under white light fail the test: a glossy object under them keeps grey
+    in its plane, and a matte one fills no plane. Returned with luminance 1.
+    """
+    m = np.asarray(mask, dtype=bool)
+    inner = np.flatnonzero(((mask_depth(m) if depth is None else depth) > 1) & m)
+    px = unclipped(np.asarray(image).reshape(-1, 3)[inner[fit_sample(len(inner))]])
+    # a channel at 0 is clipped as surely as one at 255: pixels that have one lie in a coordinate
+    # plane of RGB whatever the light, and would pose as a dichromatic plane
+    px = px[row_all(px > 0)]
+    if len(px) < 30:
+        return None
+    _, s, vt = np.linalg.svd(srgb8_to_linear(px), full_matrices=False)
+    if not (s[1] >= planarity * s[2] and s[1] >= LIGHT_PLANE_FILL * s[0]):
+        return None  # a line (a matte surface) or noise: no plane to read the light from
+    normal = vt[2]
+    tilt_grey = float(np.degrees(np.arcsin(min(1.0, abs(normal @ np.full(3, 1 / np.sqrt(3.0)))))))
+    if tilt_grey < min_tilt:
+        return None  # grey is in the plane: white light
+    surround = surround_radiance(image, m, per_channel=True)
+    if surround is None or float(np.min(surround)) <= 1e-4:
+        return None
+    tilt_light = float(np.degrees(np.arcsin(min(1.0, abs(normal @ surround) / float(np.linalg.norm(surround))))))
+    if tilt_grey < margin * tilt_light:
+        return None
+    return surround / float(surround @ RGB_TO_XYZ[1])
+
+
+def balance(rgb8: NDArray[np.uint8], light: Any) -> NDArray[np.uint8]:
+    """8-bit sRGB as it would look under white light of the same luminance: linear RGB over the
+    light's colour (:func:`light_colour`), clipped to the 8-bit range."""
+    return linear_to_srgb8(srgb8_to_linear(rgb8) / np.asarray(light, dtype=np.float64))
 
 
 def specular_veil(

@@ -26,6 +26,11 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   52 → 88 % (CSS), diffuse objects ≈ 99 %;
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
+- under a coloured light a glossy surface reflects that light's colour, not white: when the object's
+  own pixels fill the plane of body colour and light, grey leaves that plane and the surroundings'
+  colour lies in it (``light_colour``), the object is judged white-balanced by that colour and its
+  dominant colour is put back under the light before the comparison (options ``light_planarity``,
+  ``light_margin``; the record's ``light``);
 - both steps stand down when the surface shows no shading beyond pixel noise (``has_shading``,
   on the pixels below the 8-bit ceiling): a flat noisy patch is all "lit", and a window or a
   specular fit would only pick noise.
@@ -54,10 +59,15 @@ from huebench.color import (
     delta_chroma,
     delta_e,
     delta_hue,
+    lab_to_xyz,
+    linear_rgb_to_xyz,
+    linear_to_srgb8,
     load_system,
     parse,
     srgb8_to_linear,
     srgb_to_lab,
+    xyz_to_lab,
+    xyz_to_linear_rgb,
 )
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
@@ -66,16 +76,20 @@ from huebench.color.reflectance import (
     GLOSS_RADIAL,
     GLOSS_SMOOTH,
     GLOSS_UNIFORMITY,
+    LIGHT_MARGIN,
+    LIGHT_PLANARITY,
     MAIN_COLOR_FROM,
     MAX_FLOOR,
     NEUTRAL_HIGHLIGHT,
     RIM_BAND,
     RIM_RATIO,
     VEIL_QUANTILE,
+    balance,
     diffuse_reconstruction,
     fit_sample,
     fit_veil,
     has_shading,
+    light_colour,
     main_color_pixels,
     mask_depth,
     neutral_highlights,
@@ -102,7 +116,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 12
+SCORER_VERSION = 13
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -173,6 +187,7 @@ SCORERS: dict[str, dict[str, Any]] = {
         "fresnel": None,
         "dominant": "paper",
         "neutral_highlight": None,
+        "light_planarity": None,
     },
 }
 
@@ -210,6 +225,9 @@ class ColorScore:
     #: a veil the gloss test called for but the pixels cannot carry (linear RGB per channel,
     #: :func:`~huebench.color.reflectance.fit_veil`): refused, not removed; None: none refused
     veil_refused: list[float] | None = None
+    #: the colour of the light the object was judged white-balanced by (linear RGB, luminance 1,
+    #: :func:`~huebench.color.reflectance.light_colour`); None: white light
+    light: list[float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -254,6 +272,8 @@ class ColorScorer:
         matte_quantile: float | None = MATTE_QUANTILE,
         veil_quantile: float | None = VEIL_QUANTILE,
         matte_keeps_clipped: bool = MATTE_KEEPS_CLIPPED,
+        light_planarity: float | None = LIGHT_PLANARITY,
+        light_margin: float = LIGHT_MARGIN,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -319,6 +339,12 @@ class ColorScorer:
         if gloss_radial is not None and not gloss_radial > 0:
             raise HuebenchError(f"gloss_radial must be a ratio > 0 or None, got {gloss_radial!r}")
         self.gloss_radial = None if gloss_radial is None else float(gloss_radial)
+        if light_planarity is not None and not light_planarity > 1:
+            raise HuebenchError(f"light_planarity must be a ratio > 1 or None, got {light_planarity!r}")
+        if not light_margin >= 1:
+            raise HuebenchError(f"light_margin must be a ratio ≥ 1, got {light_margin!r}")
+        self.light_planarity = None if light_planarity is None else float(light_planarity)
+        self.light_margin = float(light_margin)
         self._candidates: dict[str, tuple[Any, ...]] = {}  # target → candidate set: the same every image
 
     @classmethod
@@ -361,6 +387,8 @@ class ColorScorer:
             "matte_quantile": self.matte_quantile,
             "veil_quantile": self.veil_quantile,
             "matte_keeps_clipped": self.matte_keeps_clipped,
+            "light_planarity": self.light_planarity,
+            "light_margin": self.light_margin,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -385,7 +413,13 @@ class ColorScorer:
         return found
 
     def score_pixels(
-        self, rgb_pixels: ArrayLike, target: str, *, veil: Any = None, glossy: bool | None = None
+        self,
+        rgb_pixels: ArrayLike,
+        target: str,
+        *,
+        veil: Any = None,
+        glossy: bool | None = None,
+        light: NDArray[np.float64] | None = None,
     ) -> ColorScore:
         """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``.
 
@@ -395,7 +429,9 @@ class ColorScorer:
         fitted floor of the specular steps. ``glossy``: the gloss test's answer on the object in its
         image (:meth:`score_image` gives it; False: the diffuse line reads the median saturation,
         :data:`MATTE_QUANTILE`); None, as for pixels without their image: not known, and the
-        diffuse line reads the upper quantile that glossy surfaces need."""
+        diffuse line reads the upper quantile that glossy surfaces need. ``light``: the pixels were
+        white-balanced by this light (linear RGB, :func:`~huebench.color.reflectance.balance`); the
+        dominant colour goes back under it before the comparison."""
         px = np.asarray(rgb_pixels).reshape(-1, 3)
         cands = self.candidates(target)
         t = cands[0]
@@ -424,8 +460,7 @@ class ColorScorer:
                 refused, veil = veil, None
             else:
                 veil = fitted
-        lab_raw = srgb_to_lab(px8[fit_sample(len(px8))])
-        chroma_p99 = quantile(np.hypot(lab_raw[:, 1], lab_raw[:, 2]), 0.99)
+        chroma_p99 = _chroma_p99(px8, light)
         # the main colour is chosen on the pixels as they are: a veil taken off pushes the darkest
         # channel of saturated pixels to the clip at 0, and their hue with it
         main = (
@@ -435,8 +470,7 @@ class ColorScorer:
         )
         if veil is not None:
             px8 = remove_specular(px8, method="fresnel-veil", veil=veil)
-            lab_veiled = srgb_to_lab(px8[fit_sample(len(px8))])
-            bound_p99 = quantile(np.hypot(lab_veiled[:, 1], lab_veiled[:, 2]), 0.99)
+            bound_p99 = _chroma_p99(px8, light)
         else:
             bound_p99 = chroma_p99
         if main is not None:
@@ -458,6 +492,8 @@ class ColorScorer:
         else:
             dom = DOMINANT_COLOR_METHODS["huebench"](srgb_to_lab(px8), lightness_window=window)
         dom_lab = np.asarray(dom.lab, dtype=np.float64).copy()
+        if light is not None:  # back under the image's light, where the target and the pixels are seen
+            dom_lab = xyz_to_lab(linear_rgb_to_xyz(xyz_to_linear_rgb(lab_to_xyz(dom_lab)) * light))
         excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
         # the bound counts from the pixels with the modelled reflection (the veil) removed: what the
         # steps after it infer beyond those pixels is invention, and it is held to the bound
@@ -499,7 +535,16 @@ class ColorScorer:
             if not v
         ]
         lab = [round(float(v), 3) for v in dom_lab]
-        prefix = "" if veil is None else f"glossy surface, veil {np.round(veil, 4).tolist()} removed; "
+        if light is not None:  # the veils as the image shows them, under its light
+            veil = None if veil is None else np.asarray(veil, dtype=np.float64) * light
+            refused = None if refused is None else np.asarray(refused, dtype=np.float64) * light
+        prefix = (
+            ""
+            if light is None
+            else f"judged under white light, the light's colour {np.round(light, 3).tolist()} read from the surface; "
+        )
+        if veil is not None:
+            prefix += f"glossy surface, veil {np.round(veil, 4).tolist()} removed; "
         if refused is not None:
             prefix += f"veil {np.round(refused, 4).tolist()} refused: the pixels show none so large; "
         if cut:
@@ -528,6 +573,7 @@ class ColorScorer:
             round(excess, 3),
             _per_channel(veil),
             veil_refused=_per_channel(refused),
+            light=_per_channel(light),
         )
 
     def score_image(
@@ -555,6 +601,11 @@ class ColorScorer:
         if self.erode > 0:
             eroded = depth > self.erode
             inner = eroded if eroded.sum() >= self.min_pixels else m
+        light = None
+        if self.light_planarity is not None and inner.sum() >= self.min_pixels:
+            light = light_colour(img, m, depth=depth, planarity=self.light_planarity, margin=self.light_margin)
+            if light is not None:
+                img = balance(img, light)
         veil = glossy = None
         if (self.fresnel is not None or self.specular is not None) and inner.sum() >= self.min_pixels:
             glossy = surface_looks_glossy(
@@ -581,7 +632,7 @@ class ColorScorer:
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
-        score = self.score_pixels(px, target, veil=veil, glossy=glossy)
+        score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light)
         score.stride, score.glossy = stride, glossy
         return score, full_mask
 
@@ -603,6 +654,17 @@ class ColorScorer:
         quantile = self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE
         keep = matte and self.matte_keeps_clipped
         return diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile, keep_clipped=keep)
+
+
+def _chroma_p99(px8: NDArray[np.uint8], light: NDArray[np.float64] | None) -> float:
+    """The 99th percentile of the pixels' chroma (C*ab, over :func:`fit_sample`); pixels judged
+    white-balanced (``light``) are put back under the light first: the bound on invented colour is
+    on what the image shows."""
+    sample = px8[fit_sample(len(px8))]
+    if light is not None:
+        sample = linear_to_srgb8(srgb8_to_linear(sample) * light)
+    lab = srgb_to_lab(sample)
+    return quantile(np.hypot(lab[:, 1], lab[:, 2]), 0.99)
 
 
 def _per_channel(veil: Any) -> list[float] | None:
