@@ -15,6 +15,7 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --quick --oracle              # the albedo-saturation study
     python perf/scorer_study.py --quick --flat-noise          # flat noisy patches
     python perf/scorer_study.py --work-bound                  # max_object_pixels on large images
+    python perf/scorer_study.py --quick --light-check         # GGX highlights under coloured lights
 
 Settings the package's scorer does not take — other diffuse-line quantiles, the fitted floor
 alone, the "top" and "mode" pixel selections, an in-mask smoothing before the pixel statistics —
@@ -234,6 +235,11 @@ def main() -> None:
     ap.add_argument("--oracle", action="store_true", help="the albedo-saturation study on the Mitsuba renders")
     ap.add_argument("--flat-noise", action="store_true", help="flat patches with pixel noise, every colour")
     ap.add_argument(
+        "--light-check",
+        action="store_true",
+        help="the held-out microfacet set-ups under the illuminant family's lights: light step on and off",
+    )
+    ap.add_argument(
         "--work-bound", action="store_true", help="large images: max_object_pixels against every pixel (ΔE00, time)"
     )
     args = ap.parse_args()
@@ -248,6 +254,9 @@ def main() -> None:
         return
     if args.flat_noise:
         flat_noise(args.system)
+        return
+    if args.light_check:
+        light_check(args.system, args.quick, args.cache)
         return
     meta = data[0]
     fam = np.array([m["family"] for m in meta])
@@ -358,6 +367,46 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
             + " ".join(f"{v:.3f}" for v in q)
             + f"; within [0.97, 1.05]: {inside:.1f} %"
         )
+
+
+def light_check(system: str, quick: bool, cache: str) -> None:
+    """Scorer version 13's coloured-light step judged on images made after it was chosen: the
+    held-out microfacet family's samples (GGX highlights), each under one of the illuminant
+    family's lights in turn, every other one grey-world balanced, truth as the illuminant family
+    defines it. Accuracy with the step (the default) and without (``light_planarity=None``), paired."""
+    from huebench.benchmarks.gencolor import families as fam
+
+    bench = Diagnostic(system=system, quick=quick, family="microfacet")
+    size = 48 if quick else 64
+    on, off = ColorScorer(system), ColorScorer(system, light_planarity=None)
+    rows: dict[tuple[str, bool], list[tuple[bool, bool, bool, bool]]] = {}
+    for j, s in enumerate(bench.samples()):
+        light, balanced = list(fam.ILLUMINANTS)[j % 4], (j // 4) % 2 == 1
+        shading = fam.MICROFACET_SETUPS[s.inputs["setup"]][1]
+        lit = fam.Shading(**{**shading.__dict__, "light": fam.ILLUMINANTS[light]})
+        known = fam._analytic(s.inputs["object"], s.inputs["rgb"], lit, size, j)
+        image, truth = fam._grey_world(known.image, known.truth) if balanced else (known.image, known.truth)
+        target, far = "#{:02X}{:02X}{:02X}".format(*truth), bench.far_color(s, truth)
+        rows.setdefault((light, balanced), []).append(
+            tuple(  # type: ignore[arg-type]
+                sc.score_image(image, t, mask=known.mask)[0].passed for sc in (off, on) for t in (target, far)
+            )
+        )
+    every = []
+    for (light, balanced), r in sorted(rows.items()):
+        a = np.array(r, dtype=bool)
+        every.append(a)
+        print(
+            f"  {light:7s} {'balanced' if balanced else 'as lit  '} {len(a):5d} images: "
+            f"{100 * a[:, 0].mean():6.2f} → {100 * a[:, 2].mean():6.2f} % "
+            f"(gained {int((a[:, 2] & ~a[:, 0]).sum())}, lost {int((a[:, 0] & ~a[:, 2]).sum())}; "
+            f"far accepts {int(a[:, 1].sum())} → {int(a[:, 3].sum())})"
+        )
+    a = np.concatenate(every)
+    d, lo, hi = paired_difference(a[:, 2], a[:, 0])
+    print(
+        f"  all {len(a)} images: {100 * a[:, 0].mean():.2f} → {100 * a[:, 2].mean():.2f} % ({d:+.2f} [{lo:+.2f}, {hi:+.2f}])"
+    )
 
 
 def flat_noise(system: str) -> None:
