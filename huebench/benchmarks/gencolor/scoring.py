@@ -541,7 +541,7 @@ class ColorScorer:
         prefix = (
             ""
             if light is None
-            else f"judged under white light, the light's colour {np.round(light, 3).tolist()} read from the surface; "
+            else f"coloured light {np.round(light, 3).tolist()} read from the surface (judged white-balanced, the colour put back under it); "
         )
         if veil is not None:
             prefix += f"glossy surface, veil {np.round(veil, 4).tolist()} removed; "
