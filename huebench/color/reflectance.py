@@ -453,7 +453,8 @@ def light_colour(
     the object's pixels fill a plane (:data:`LIGHT_PLANARITY`), grey leaves that plane by at least
     ``min_tilt`` degrees and the surroundings' colour lies in it ``margin`` times more closely.
     Coloured surroundings under white light fail the test: a glossy object under them keeps grey
-    in its plane, and a matte one fills no plane. Returned with luminance 1.
+    in its plane, and a matte one fills no plane. Returned scaled so that its weakest channel is 1:
+    dividing by it (:func:`balance`) never brightens a channel, so no pixel is pushed into the clip.
     """
     m = np.asarray(mask, dtype=bool)
     inner = np.flatnonzero(((mask_depth(m) if depth is None else depth) > 1) & m)
@@ -476,13 +477,20 @@ def light_colour(
     tilt_light = float(np.degrees(np.arcsin(min(1.0, abs(normal @ surround) / float(np.linalg.norm(surround))))))
     if tilt_grey < margin * tilt_light:
         return None
-    return surround / float(surround @ RGB_TO_XYZ[1])
+    return surround / float(np.min(surround))
 
 
 def balance(rgb8: NDArray[np.uint8], light: Any) -> NDArray[np.uint8]:
-    """8-bit sRGB as it would look under white light of the same luminance: linear RGB over the
-    light's colour (:func:`light_colour`), clipped to the 8-bit range."""
-    return linear_to_srgb8(srgb8_to_linear(rgb8) / np.asarray(light, dtype=np.float64))
+    """8-bit sRGB as it would look under white light: linear RGB over the light's colour
+    (:func:`light_colour`; every channel ≥ 1, so none is brightened). A channel the image clipped
+    stays at the ceiling: its true value is unknown, and the steps that read clipped pixels
+    (:func:`unclipped`, :data:`CLIPPED`) must still see it."""
+    rgb8 = np.asarray(rgb8)
+    light = np.asarray(light, dtype=np.float64)
+    if not (light.shape == (3,) and np.all(light >= 1.0)):
+        raise HuebenchError(f"balance needs a light of three channels, each at least 1, got {light.tolist()}")
+    out = linear_to_srgb8(srgb8_to_linear(rgb8) / light)
+    return np.where(rgb8 >= CLIPPED, rgb8, out).astype(np.uint8)
 
 
 def specular_veil(

@@ -225,8 +225,8 @@ class ColorScore:
     #: a veil the gloss test called for but the pixels cannot carry (linear RGB per channel,
     #: :func:`~huebench.color.reflectance.fit_veil`): refused, not removed; None: none refused
     veil_refused: list[float] | None = None
-    #: the colour of the light the object was judged white-balanced by (linear RGB, luminance 1,
-    #: :func:`~huebench.color.reflectance.light_colour`); None: white light
+    #: the colour of the light the object was judged white-balanced by (linear RGB, its weakest
+    #: channel 1, :func:`~huebench.color.reflectance.light_colour`); None: white light
     light: list[float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
