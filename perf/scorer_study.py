@@ -383,13 +383,11 @@ def light_check(system: str, quick: bool, cache: str) -> None:
     for j, s in enumerate(bench.samples()):
         light, balanced = list(fam.ILLUMINANTS)[j % 4], (j // 4) % 2 == 1
         shading = fam.MICROFACET_SETUPS[s.inputs["setup"]][1]
-        lit = fam.Shading(**{**shading.__dict__, "light": fam.ILLUMINANTS[light]})
-        known = fam._analytic(s.inputs["object"], s.inputs["rgb"], lit, size, j)
-        image, truth = fam._grey_world(known.image, known.truth) if balanced else (known.image, known.truth)
-        target, far = "#{:02X}{:02X}{:02X}".format(*truth), bench.far_color(s, truth)
+        known = fam.under_light(s.inputs["object"], s.inputs["rgb"], shading, light, balanced, size, j)
+        target, far = bench.target_of(s, known.truth), bench.far_color(s, known.truth)
         rows.setdefault((light, balanced), []).append(
             tuple(  # type: ignore[arg-type]
-                sc.score_image(image, t, mask=known.mask)[0].passed for sc in (off, on) for t in (target, far)
+                sc.score_image(known.image, t, mask=known.mask)[0].passed for sc in (off, on) for t in (target, far)
             )
         )
     every = []

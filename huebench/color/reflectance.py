@@ -467,17 +467,21 @@ def light_colour(
     _, s, vt = np.linalg.svd(srgb8_to_linear(px), full_matrices=False)
     if not (s[1] >= planarity * s[2] and s[1] >= LIGHT_PLANE_FILL * s[0]):
         return None  # a line (a matte surface) or noise: no plane to read the light from
-    normal = vt[2]
-    tilt_grey = float(np.degrees(np.arcsin(min(1.0, abs(normal @ np.full(3, 1 / np.sqrt(3.0)))))))
+    tilt_grey = _tilt(vt[2], np.ones(3))
     if tilt_grey < min_tilt:
         return None  # grey is in the plane: white light
     surround = surround_radiance(image, m, per_channel=True)
     if surround is None or float(np.min(surround)) <= 1e-4:
         return None
-    tilt_light = float(np.degrees(np.arcsin(min(1.0, abs(normal @ surround) / float(np.linalg.norm(surround))))))
-    if tilt_grey < margin * tilt_light:
+    if tilt_grey < margin * _tilt(vt[2], surround):
         return None
     return surround / float(np.min(surround))
+
+
+def _tilt(normal: NDArray[np.float64], direction: NDArray[np.float64]) -> float:
+    """The angle (degrees) at which ``direction`` leaves the plane of unit ``normal``."""
+    sine = abs(float(normal @ direction)) / float(np.linalg.norm(direction))
+    return float(np.degrees(np.arcsin(min(1.0, sine))))
 
 
 def balance(rgb8: NDArray[np.uint8], light: Any) -> NDArray[np.uint8]:

@@ -54,6 +54,7 @@ __all__ = [
     "KnownColorImage",
     "family_samples",
     "make_image",
+    "under_light",
 ]
 
 FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
@@ -586,14 +587,23 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _analytic(inputs["object"], rgb, MICROFACET_SETUPS[inputs["setup"]][1], size, s)
     if family == "illuminant":
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
-        lit = Shading(**{**shading.__dict__, "light": ILLUMINANTS[inputs["light"]]})
-        img = _analytic(inputs["object"], rgb, lit, size, s)
-        if not inputs["white_balance"]:
-            return img
-        out, truth = _grey_world(img.image, img.truth)
-        clipped = bool(np.any(srgb8_to_linear(rgb) * np.asarray(ILLUMINANTS[inputs["light"]]) > 1.0))
-        return KnownColorImage(out, img.mask, truth, truth_clipped=clipped)
+        return under_light(inputs["object"], rgb, shading, inputs["light"], inputs["white_balance"], size, s)
     raise HuebenchError(f"make_image does not build {family!r} samples")
+
+
+def under_light(
+    shape: str, rgb: Sequence[int], shading: Shading, light: str, white_balance: bool, size: int, seed: int
+) -> KnownColorImage:
+    """The ``illuminant`` family's image formation for any analytic set-up: ``rgb`` shaded by
+    ``shading`` with its key light and environment of one of :data:`ILLUMINANTS`, as a camera
+    without white balance records it, or after a grey-world balance (``white_balance``)."""
+    lit = Shading(**{**shading.__dict__, "light": ILLUMINANTS[light]})
+    img = _analytic(shape, rgb, lit, size, seed)
+    if not white_balance:
+        return img
+    out, truth = _grey_world(img.image, img.truth)
+    clipped = bool(np.any(srgb8_to_linear(rgb) * np.asarray(ILLUMINANTS[light]) > 1.0))
+    return KnownColorImage(out, img.mask, truth, truth_clipped=clipped)
 
 
 @functools.lru_cache(maxsize=4096)
