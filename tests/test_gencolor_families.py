@@ -21,6 +21,8 @@ def test_family_sample_counts_and_labels():
         "illuminant": 29 * 2 * len(fam.ILLUMINANTS),
     }
     assert len(fam.ANALYTIC_SETUPS) == 12 and len(fam.PROCESSING) == 16 and len(fam.ILLUMINANTS) == 4
+    # a chain's name is what the per-step report shows: it must say which steps ran
+    assert {name: "+".join(chain) for name, chain in fam.PROCESSING.items()} == {n: n for n in fam.PROCESSING}
     for f in counts:
         samples = fam.family_samples(f, L2)
         assert {s["material"] for s in samples} == {"diffuse", "glossy"}

@@ -367,7 +367,7 @@ PROCESSING: dict[str, tuple[str, ...]] = {
     **{k: (k,) for k in COLOR_STEPS},
     **{k: (k,) for k in PIXEL_STEPS},
     "filmic+saturation1.3+jpeg75": ("filmic", "saturation1.3", "jpeg75"),
-    "wb-warm+blur1+jpeg90": ("wb-warm", "blur1", "jpeg95"),
+    "wb-warm+blur1+jpeg95": ("wb-warm", "blur1", "jpeg95"),
     "gamma0.8+downscale2+noise4": ("gamma0.8", "downscale2", "noise4"),
 }
 
