@@ -69,61 +69,59 @@ def paired_bootstrap(
     return out
 
 
+#: :func:`quantile` of several ``q`` reads its order statistics off a partition from arrays this
+#: long, and off a sort below it, whichever is faster there (docs/performance.md, "Quantiles from a
+#: partition")
+PARTITION_FROM = 512
+
+
 def quantile(x: np.ndarray, q: float | Sequence[float] | np.ndarray) -> Any:
     """``np.quantile(x, q)`` (its default "linear" method) of a 1-D array without NaN: the same
-    values, bit for bit, from one sort, without NumPy's general-case dispatch. The colour scorer
-    takes a dozen quantiles of arrays of a few thousand values per image, and that dispatch was
-    most of their cost. A float for a scalar ``q``, else an array shaped like ``q``. Arrays with
-    NaN, other dtypes and shapes, and empty arrays go to ``np.quantile`` (same result or error)."""
+    values, bit for bit, from one partition (a sort for short arrays), without NumPy's general-case
+    dispatch. The colour scorer takes a dozen quantiles of arrays of a few thousand values per
+    image, and that dispatch was most of their cost. A float for a scalar ``q``, else an array
+    shaped like ``q``. Arrays with NaN, other dtypes and shapes, and empty arrays go to
+    ``np.quantile`` (same result or error)."""
     a = np.asarray(x)
     if isinstance(q, float) and a.ndim == 1 and a.size and a.dtype == np.float64 and 0.0 <= q <= 1.0:
-        return _scalar_quantile(a, q)
+        found = _quantiles(a, [q])
+        return np.quantile(a, q) if found is None else found[0]
     scalar = np.ndim(q) == 0
     qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
     if a.ndim != 1 or a.size == 0 or a.dtype != np.float64 or qs.ndim != 1 or not (qs.min() >= 0 and qs.max() <= 1):
         return np.quantile(a, q)
-    s = np.sort(a)
-    if np.isnan(s[-1]):
+    out = _quantiles(a, qs.tolist())
+    if out is None:
         return np.quantile(a, q)
-    n = s.size
-    # NumPy's steps for method="linear", in its order of operations
-    virtual = (n - 1) * qs
-    previous = np.floor(virtual)
-    nxt = previous + 1
-    above = virtual >= n - 1
-    previous[above] = -1
-    nxt[above] = -1
-    below = virtual < 0
-    previous[below] = 0
-    nxt[below] = 0
-    gamma = virtual - previous
-    lo, hi = s[previous.astype(np.intp)], s[nxt.astype(np.intp)]
-    diff = hi - lo
-    out = lo + diff * gamma
-    upper = gamma >= 0.5
-    out[upper] = (hi - diff * (1 - gamma))[upper]
-    return float(out[0]) if scalar else out
+    return float(out[0]) if scalar else np.array(out, dtype=np.float64)
 
 
-def _scalar_quantile(a: np.ndarray, q: float) -> Any:
-    """:func:`quantile` for one ``q``: NumPy's steps on Python floats (the same IEEE operations), and
-    the order statistics they need from a partition instead of a sort."""
+def _quantiles(a: np.ndarray, qs: list[float]) -> list[float] | None:
+    """NumPy's steps for method "linear", in its order of operations, on Python floats (the same
+    IEEE operations), reading the order statistics they need — and the largest, as NaN sorts last —
+    off one partition of ``a`` (a sort below :data:`PARTITION_FROM` values): the values a sort puts
+    there. A list of floats; None where ``a`` holds NaN (NumPy's answer is then the caller's)."""
     n = a.size
-    virtual = (n - 1) * q
-    if virtual >= n - 1:  # NumPy takes the largest value for both neighbours
-        previous = nxt = -1
-        kth: list[int] = [n - 1]
-    else:
-        previous = math.floor(virtual)
-        nxt = previous + 1
-        kth = [previous, nxt, n - 1]  # the largest too: NaN sorts last
-    s = np.partition(a, kth)
+    plans = []
+    kth = {n - 1}
+    for qv in qs:
+        virtual = (n - 1) * qv
+        if virtual >= n - 1:  # NumPy takes the largest value for both neighbours
+            previous = nxt = -1
+        else:
+            previous = math.floor(virtual)
+            nxt = previous + 1
+            kth.update((previous, nxt))
+        plans.append((previous, nxt, virtual - previous))
+    s = np.sort(a) if n < PARTITION_FROM and len(kth) > 3 else np.partition(a, sorted(kth))
     if np.isnan(s[-1]):
-        return np.quantile(a, q)
-    gamma = virtual - previous
-    lo, hi = s[previous], s[nxt]
-    diff = hi - lo
-    return float(hi - diff * (1 - gamma)) if gamma >= 0.5 else float(lo + diff * gamma)
+        return None
+    out = []
+    for previous, nxt, gamma in plans:
+        lo, hi = s[previous], s[nxt]
+        diff = hi - lo
+        out.append(float(hi - diff * (1 - gamma)) if gamma >= 0.5 else float(lo + diff * gamma))
+    return out
 
 
 def median(x: np.ndarray) -> float:

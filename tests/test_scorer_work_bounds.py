@@ -21,7 +21,7 @@ finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_subnorm
 
 @settings(max_examples=300, deadline=None)
 @given(
-    arrays(np.float64, st.integers(1, 200), elements=finite),
+    arrays(np.float64, st.integers(1, 1500), elements=finite),  # both sides of PARTITION_FROM
     st.lists(st.floats(0.0, 1.0), min_size=1, max_size=5),
 )
 def test_quantile_is_numpys_bit_for_bit(x, qs):
@@ -41,6 +41,14 @@ def test_quantile_ties_ends_and_fallbacks():
     x_inf = np.array([1.0, -np.inf, 2.0, np.inf])
     for q in (0.0, 0.2, 0.5, 1.0):
         assert np.array_equal(quantile(x_inf, q), np.quantile(x_inf, q), equal_nan=True)
+    for qs in ([0.1, 0.9], [0.0, 1.0], [0.5, 0.5, 0.99]):  # several at once: one partition, same NaN and inf answers
+        assert np.isnan(quantile(np.array([1.0, np.nan, 0.5]), qs)).all()
+        assert np.array_equal(quantile(x_inf, qs), np.quantile(x_inf, qs), equal_nan=True)
+    # large arrays of few distinct values (8-bit pixel statistics): ties around every order statistic
+    levels = np.random.default_rng(0).integers(0, 40, 70_001).astype(np.float64) / 7.0
+    qs = [0.0, 0.02, 0.1, 0.5, 0.85, 0.9, 0.98, 0.99, 1.0]
+    assert np.array_equal(quantile(levels, qs), np.quantile(levels, qs))
+    assert np.array_equal(quantile(levels[:-1], qs[::-1]), np.quantile(levels[:-1], qs[::-1]))
     assert quantile(np.array([1, 2, 3, 4]), 0.5) == 2.5  # integers: NumPy's path
     with pytest.raises(ValueError, match="Quantiles must be in the range"):
         quantile(x, 1.5)
