@@ -16,6 +16,9 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --quick --flat-noise          # flat noisy patches
     python perf/scorer_study.py --work-bound                  # max_object_pixels on large images
     python perf/scorer_study.py --quick --light-check         # GGX highlights under coloured lights
+    python perf/scorer_study.py --quick --paired 'F06={"fresnel": 0.06}'   # paired, held-out families too
+    python perf/scorer_study.py --quick --dump before.npy     # every score, full precision: a change
+    python perf/scorer_study.py --compare before.npy after.npy  # that must not move one (issue 20)
 
 Settings the package's scorer does not take — other diffuse-line quantiles, the fitted floor
 alone, the "top" and "mode" pixel selections, an in-mask smoothing before the pixel statistics —
@@ -27,6 +30,7 @@ docs/gencolor.md shows the tables.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import re
 import time
@@ -159,8 +163,12 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-def build(system: str, quick: bool, cache: Path) -> tuple[list[dict[str, Any]], list[np.ndarray], list[np.ndarray]]:
-    bench = Diagnostic(system=system, quick=quick)
+def build(
+    system: str, quick: bool, cache: Path, family: str = "all"
+) -> tuple[list[dict[str, Any]], list[np.ndarray], list[np.ndarray]]:
+    """Every image of ``family`` (the diagnostic's ``--family``: all, or a held-out one), its exact
+    mask, target and far colour; the images are cached in ``cache`` (an .npz) after the first call."""
+    bench = Diagnostic(system=system, quick=quick, family=family)
     samples = bench.samples()
     if cache.exists():
         z = np.load(cache, allow_pickle=False)
@@ -204,6 +212,78 @@ def score_all(pool: ProcessPoolExecutor, system: str, options: dict[str, Any], n
     return np.array(rows, dtype=bool)
 
 
+def paired_table(
+    families: np.ndarray, default: np.ndarray, variant: np.ndarray
+) -> list[tuple[str, int, float, float, tuple[float, float, float], int, int, int, int]]:
+    """Per family: (family, images, default %, variant %, paired difference (points, 95 % interval),
+    gained, lost, far accepts default, far accepts variant); ``default`` and ``variant`` are every
+    image's (pass, far accepted), in the same order as ``families``."""
+    rows = []
+    for f in sorted(set(families.tolist())):
+        a, b = default[families == f], variant[families == f]
+        rows.append(
+            (
+                f,
+                len(a),
+                100 * float(a[:, 0].mean()),
+                100 * float(b[:, 0].mean()),
+                paired_difference(b[:, 0], a[:, 0]),
+                int((b[:, 0] & ~a[:, 0]).sum()),
+                int((a[:, 0] & ~b[:, 0]).sum()),
+                int(a[:, 1].sum()),
+                int(b[:, 1].sum()),
+            )
+        )
+    return rows
+
+
+#: what ``--dump`` records of each score, in this order (``veil`` -1: none removed; ``glossy`` -1:
+#: not tested)
+DUMP_COLUMNS = ("pass", "delta_e00", "delta_chroma", "delta_hue", "L", "a", "b", "veil", "glossy")
+
+
+def score_row(score: Any) -> list[float]:
+    """One score as the numbers ``--dump`` keeps (:data:`DUMP_COLUMNS`), at full precision."""
+    lab = list(score.dominant_lab) or [float("nan")] * 3
+    return [
+        float(score.passed),
+        score.delta_e00,
+        score.delta_chroma,
+        score.delta_hue,
+        *lab,
+        -1.0 if score.veil is None else float(score.veil),
+        -1.0 if score.glossy is None else float(score.glossy),
+    ]
+
+
+def compare_dumps(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
+    """Two ``--dump`` files of the same images: are they the same scores? Pass/fail flips, and the
+    largest difference in each column (NaN where both are NaN counts as equal)."""
+    if a.shape != b.shape:
+        raise HuebenchError(f"the dumps hold different score tables ({a.shape} and {b.shape}): dump the same images")
+    both_nan = np.isnan(a) & np.isnan(b)
+    diff = np.where(both_nan, 0.0, np.abs(a - b))
+    diff = np.where(np.isnan(diff), np.inf, diff)  # NaN on one side only: as different as can be
+    return {
+        "scores": len(a),
+        "identical": bool(not diff.any()),
+        "flips": int((a[:, 0] != b[:, 0]).sum()),
+        "largest": {c: float(diff[:, i].max()) if len(a) else 0.0 for i, c in enumerate(DUMP_COLUMNS)},
+    }
+
+
+def _dump_chunk(args: tuple[str, list[int]]) -> list[list[float]]:
+    system, idx = args
+    meta, imgs, masks = _DATA["data"]
+    scorers = [ColorScorer.named(name, system) for name in ("huebench", "paper")]
+    return [
+        score_row(sc.score_image(imgs[i], meta[i][which], mask=masks[i])[0])
+        for i in idx
+        for sc in scorers
+        for which in ("target", "far")
+    ]
+
+
 def paired_difference(a: np.ndarray, b: np.ndarray, *, n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float]:
     """Accuracy of ``a`` minus ``b`` on the same images, in points, with a 95 % paired bootstrap
     interval (images resampled together): the test of whether a setting helps or hurts a family."""
@@ -242,9 +322,30 @@ def main() -> None:
     ap.add_argument(
         "--work-bound", action="store_true", help="large images: max_object_pixels against every pixel (ΔE00, time)"
     )
+    ap.add_argument(
+        "--paired",
+        action="append",
+        default=[],
+        help="NAME=python-dict of options: paired against the default on every family, held-out ones too",
+    )
+    ap.add_argument(
+        "--dump", help="every score (both scorers, target and far colour, every family) to this .npy, full precision"
+    )
+    ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
+    if args.compare:
+        result = compare_dumps(*(np.load(f, allow_pickle=False) for f in args.compare))
+        largest = ", ".join(f"{k} {v:g}" for k, v in result["largest"].items())
+        print(
+            f"{result['scores']} scores: {'identical' if result['identical'] else 'NOT identical'}; "
+            f"pass/fail flips {result['flips']}; largest differences: {largest}"
+        )
+        return
     if args.work_bound:
         work_bound(args.system)
+        return
+    if args.paired or args.dump:
+        every_family(args)
         return
     t0 = time.perf_counter()
     data = build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.npz"))
@@ -286,7 +387,7 @@ def main() -> None:
 
         if args.variant:
             print("variants")
-            table({v.split("=", 1)[0]: eval(v.split("=", 1)[1]) for v in args.variant})
+            table({v.split("=", 1)[0]: ast.literal_eval(v.split("=", 1)[1]) for v in args.variant})
         for setting, values in SETTINGS.items():
             if args.setting and setting not in args.setting:
                 continue
@@ -321,6 +422,45 @@ def main() -> None:
                     d, lo, hi = paired_difference(outcomes[name][fam == f, 0], outcomes[default][fam == f, 0])
                     cells.append(f"{f} {d:+5.2f} [{lo:+.2f}, {hi:+.2f}]{'*' if lo > 0 or hi < 0 else ' '}")
                 print(f"    {name:12s} " + "  ".join(cells))
+
+
+def every_family(args: argparse.Namespace) -> None:
+    """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
+    microfacet), each cached apart."""
+    from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
+
+    parts = [
+        build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.npz"))
+    ] + [
+        build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.{f}.npz"), family=f)
+        for f in HELD_OUT_FAMILIES
+    ]
+    data = tuple([x for part in parts for x in part[k]] for k in range(3))
+    meta = data[0]
+    n = len(meta)
+    with ProcessPoolExecutor(
+        max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
+    ) as pool:
+        if args.dump:
+            chunks = [(args.system, list(range(i, min(i + 200, n)))) for i in range(0, n, 200)]
+            rows = [r for part in pool.map(_dump_chunk, chunks) for r in part]
+            np.save(args.dump, np.array(rows, dtype=np.float64))
+            print(f"{len(rows)} scores of {n} images ({', '.join(DUMP_COLUMNS)}) → {args.dump}")
+        if not args.paired:
+            return
+        families = np.array([m["family"] for m in meta])
+        default = score_all(pool, args.system, {}, n)
+        for variant in args.paired:
+            name, options = variant.split("=", 1)
+            print(f"\n{name}: paired against the default (exact masks; points, 95 % paired bootstrap interval, * = beyond it)")
+            for f, k, a, b, (d, lo, hi), won, lost, far_a, far_b in paired_table(
+                families, default, score_all(pool, args.system, ast.literal_eval(options), n)
+            ):
+                held = " (held out)" if f in HELD_OUT_FAMILIES else ""
+                print(
+                    f"  {f + held:22s} {k:5d} images  {a:6.2f} → {b:6.2f} %  {d:+5.2f} [{lo:+.2f}, {hi:+.2f}]"
+                    f"{'*' if lo > 0 or hi < 0 else ' '}  gained {won}, lost {lost}; far accepts {far_a} → {far_b}"
+                )
 
 
 def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np.ndarray) -> None:

@@ -1,0 +1,63 @@
+"""perf/scorer_study.py's paired tables and score dumps: the evidence behind every scorer default
+and behind every speed-up that must not move a score."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from huebench.errors import HuebenchError
+
+
+@pytest.fixture(scope="module")
+def study():
+    spec = importlib.util.spec_from_file_location(
+        "scorer_study", Path(__file__).resolve().parents[1] / "perf" / "scorer_study.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_paired_table_counts_gains_losses_and_far_accepts_per_family(study):
+    families = np.array(["a", "a", "a", "a", "b", "b"])
+    default = np.array([[1, 0], [1, 0], [0, 0], [0, 1], [1, 0], [1, 0]], dtype=bool)
+    variant = np.array([[1, 0], [0, 0], [1, 0], [1, 1], [1, 0], [1, 1]], dtype=bool)
+    rows = {r[0]: r for r in study.paired_table(families, default, variant)}
+    f, n, acc_default, acc_variant, (diff, lo, hi), gained, lost, far_default, far_variant = rows["a"]
+    assert (n, acc_default, acc_variant, gained, lost, far_default, far_variant) == (4, 50.0, 75.0, 2, 1, 1, 1)
+    assert diff == 25.0 and lo <= diff <= hi
+    assert rows["b"][1:4] == (2, 100.0, 100.0) and rows["b"][4] == (0.0, 0.0, 0.0) and rows["b"][7:] == (0, 1)
+
+
+def test_compare_dumps_finds_any_moved_score(study):
+    rng = np.random.default_rng(0)
+    a = rng.random((50, len(study.DUMP_COLUMNS)))
+    a[:, 0] = a[:, 0] > 0.5
+    a[3, 4:7] = np.nan  # a score without a dominant colour (too few pixels)
+    same = study.compare_dumps(a, a.copy())
+    assert same["identical"] and same["flips"] == 0 and set(same["largest"].values()) == {0.0}
+    b = a.copy()
+    b[7, 2] += 1e-12
+    moved = study.compare_dumps(a, b)
+    assert not moved["identical"] and moved["flips"] == 0 and moved["largest"]["delta_chroma"] > 0
+    b[9, 0] = 1 - b[9, 0]
+    b[3, 4] = 0.0  # NaN on one side only
+    moved = study.compare_dumps(a, b)
+    assert moved["flips"] == 1 and moved["largest"]["L"] == np.inf
+    with pytest.raises(HuebenchError, match="different score tables"):
+        study.compare_dumps(a, a[:-1])
+
+
+def test_score_row_keeps_every_column(study):
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    px = np.tile(np.array([[200, 40, 30]], dtype=np.uint8), (64, 1))
+    score = ColorScorer("iscc-nbs-l2").score_pixels(px, "Red")
+    row = study.score_row(score)
+    assert len(row) == len(study.DUMP_COLUMNS)
+    assert row[0] == float(score.passed) and row[1] == score.delta_e00 and row[4:7] == score.dominant_lab
+    assert row[7] == -1.0 and row[8] == -1.0  # no veil removed, no gloss test without the image
