@@ -429,9 +429,7 @@ def every_family(args: argparse.Namespace) -> None:
     microfacet), each cached apart."""
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
-    parts = [
-        build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.npz"))
-    ] + [
+    parts = [build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.npz"))] + [
         build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.{f}.npz"), family=f)
         for f in HELD_OUT_FAMILIES
     ]
@@ -452,7 +450,9 @@ def every_family(args: argparse.Namespace) -> None:
         default = score_all(pool, args.system, {}, n)
         for variant in args.paired:
             name, options = variant.split("=", 1)
-            print(f"\n{name}: paired against the default (exact masks; points, 95 % paired bootstrap interval, * = beyond it)")
+            print(
+                f"\n{name}: paired against the default (exact masks; points, 95 % paired bootstrap interval, * = beyond it)"
+            )
             for f, k, a, b, (d, lo, hi), won, lost, far_a, far_b in paired_table(
                 families, default, score_all(pool, args.system, ast.literal_eval(options), n)
             ):
