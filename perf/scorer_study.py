@@ -18,7 +18,8 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --quick --light-check         # GGX highlights under coloured lights
     python perf/scorer_study.py --quick --paired 'F06={"fresnel": 0.06}'   # paired, held-out families too
     python perf/scorer_study.py --quick --dump before.npy     # every score, full precision: a change
-    python perf/scorer_study.py --compare before.npy after.npy  # that must not move one (issue 20)
+    python perf/scorer_study.py --compare before.npy after.npy  # that must not move one (issue 20;
+                                                              # exit 0 identical, 1 not, 2 bad files)
 
 Settings the package's scorer does not take — other diffuse-line quantiles, the fitted floor
 alone, the "top" and "mode" pixel selections, an in-mask smoothing before the pixel statistics —
@@ -334,13 +335,16 @@ def main() -> None:
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
     if args.compare:
-        result = compare_dumps(*(np.load(f, allow_pickle=False) for f in args.compare))
+        try:
+            result = compare_dumps(*(np.load(f, allow_pickle=False) for f in args.compare))
+        except (OSError, ValueError, HuebenchError) as e:
+            ap.exit(2, f"scorer_study.py --compare: {e} (give two .npy files written by --dump)\n")
         largest = ", ".join(f"{k} {v:g}" for k, v in result["largest"].items())
         print(
             f"{result['scores']} scores: {'identical' if result['identical'] else 'NOT identical'}; "
             f"pass/fail flips {result['flips']}; largest differences: {largest}"
         )
-        return
+        ap.exit(0 if result["identical"] else 1)
     if args.work_bound:
         work_bound(args.system)
         return
@@ -348,7 +352,7 @@ def main() -> None:
         every_family(args)
         return
     t0 = time.perf_counter()
-    data = build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.npz"))
+    data = build(args.system, args.quick, cache_path(args))
     _DATA["data"] = data
     if args.oracle:
         saturation_oracle(args.system, *data)
@@ -424,15 +428,18 @@ def main() -> None:
                 print(f"    {name:12s} " + "  ".join(cells))
 
 
+def cache_path(args: argparse.Namespace, family: str = "all") -> Path:
+    """Where :func:`build` caches a family's images for these arguments (held-out families apart)."""
+    suffix = "" if family == "all" else f".{family}"
+    return Path(f"{args.cache}.{args.system}.{int(args.quick)}{suffix}.npz")
+
+
 def every_family(args: argparse.Namespace) -> None:
     """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
     microfacet), each cached apart."""
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
-    parts = [build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.npz"))] + [
-        build(args.system, args.quick, Path(f"{args.cache}.{args.system}.{int(args.quick)}.{f}.npz"), family=f)
-        for f in HELD_OUT_FAMILIES
-    ]
+    parts = [build(args.system, args.quick, cache_path(args, f), family=f) for f in ("all", *HELD_OUT_FAMILIES)]
     data = tuple([x for part in parts for x in part[k]] for k in range(3))
     meta = data[0]
     n = len(meta)
