@@ -70,7 +70,7 @@ def paired_bootstrap(
 
 
 #: :func:`quantile` of several ``q`` reads its order statistics off a partition from arrays this
-#: long, and off a sort below it, whichever is faster there (docs/performance.md, "Quantiles from a
+#: long, and off a sort below it (one ``q`` always from a partition), whichever is faster there (docs/performance.md, "Quantiles from a
 #: partition")
 PARTITION_FROM = 512
 
@@ -99,8 +99,8 @@ def quantile(x: np.ndarray, q: float | Sequence[float] | np.ndarray) -> Any:
 def _quantiles(a: np.ndarray, qs: list[float]) -> list[float] | None:
     """NumPy's steps for method "linear", in its order of operations, on Python floats (the same
     IEEE operations), reading the order statistics they need — and the largest, as NaN sorts last —
-    off one partition of ``a`` (a sort below :data:`PARTITION_FROM` values): the values a sort puts
-    there. A list of floats; None where ``a`` holds NaN (NumPy's answer is then the caller's)."""
+    off one partition of ``a`` (a sort instead below :data:`PARTITION_FROM` values, when more than
+    one quantile is asked for): the values a sort puts there. A list of floats; None where ``a`` holds NaN (NumPy's answer is then the caller's)."""
     n = a.size
     plans = []
     kth = {n - 1}
