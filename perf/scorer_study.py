@@ -17,6 +17,8 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --work-bound                  # max_object_pixels on large images
     python perf/scorer_study.py --quick --light-check         # GGX highlights under coloured lights
     python perf/scorer_study.py --quick --paired 'F06={"fresnel": 0.06}'   # paired, held-out families too
+    python perf/scorer_study.py --size 128 --spp 16 --paired 'F06={"fresnel": 0.06}'  # at another scale
+    python perf/scorer_study.py --quick --surround --paired 'F06={"fresnel": 0.06}'  # on coloured surroundings
     python perf/scorer_study.py --quick --dump before.npy     # every score, full precision: a change
     python perf/scorer_study.py --compare before.npy after.npy  # that must not move one (issue 20;
                                                               # exit 0 identical, 1 not, 2 bad files)
@@ -156,6 +158,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "main_color_from": {f"{v}": {"main_color_from": v} for v in (0.5, 0.25, 0.0)},
     "neutral_highlight": {f"{v}": {"neutral_highlight": v} for v in (None, 0.15, 0.3, 0.5, 1.0)},
     "rim_ratio": {f"{v}": {"rim_ratio": v} for v in (None, 0.93, 0.95, 0.97)},
+    "veil_color": {f"{v}": {"veil_color": v} for v in (False, True)},
     "matte_quantile": {f"{v}": {"matte_quantile": v} for v in (None, 0.5, 0.75)},
     "veil_quantile": {f"{v}": {"veil_quantile": v} for v in (None, 0.05, 0.1, 0.2, 0.3, 0.5)},
     "matte_keeps_clipped": {f"{v}": {"matte_keeps_clipped": v} for v in (False, True)},
@@ -165,11 +168,19 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
 
 
 def build(
-    system: str, quick: bool, cache: Path, family: str = "all"
+    system: str,
+    quick: bool,
+    cache: Path,
+    family: str = "all",
+    *,
+    size: int | None = None,
+    spp: int | None = None,
 ) -> tuple[list[dict[str, Any]], list[np.ndarray], list[np.ndarray]]:
     """Every image of ``family`` (the diagnostic's ``--family``: all, or a held-out one), its exact
-    mask, target and far colour; the images are cached in ``cache`` (an .npz) after the first call."""
-    bench = Diagnostic(system=system, quick=quick, family=family)
+    mask, target and far colour; the images are cached in ``cache`` (an .npz) after the first call.
+    ``size``, ``spp``: the diagnostic's render size and samples (None: its defaults, 48 px and 16
+    with ``quick``, else 64 and 32)."""
+    bench = Diagnostic(system=system, quick=quick, family=family, size=size, spp=spp)
     samples = bench.samples()
     if cache.exists():
         z = np.load(cache, allow_pickle=False)
@@ -310,6 +321,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--system", default="iscc-nbs-l2")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument(
+        "--size",
+        type=int,
+        help="render size in pixels (the diagnostic's default: 48 with --quick, else 64): "
+        "settings chosen at one size, measured at another",
+    )
+    ap.add_argument("--spp", type=int, help="render samples per pixel (default: 16 with --quick, else 32)")
     ap.add_argument("--cache", default="/tmp/huebench-families")
     ap.add_argument("--setting", action="append", help="only these settings (default: all)")
     ap.add_argument("--variant", action="append", default=[], help="NAME=python-dict of options: an extra row")
@@ -332,6 +350,12 @@ def main() -> None:
     ap.add_argument(
         "--dump", help="every score (both scorers, target and far colour, every family) to this .npy, full precision"
     )
+    ap.add_argument(
+        "--surround",
+        action="store_true",
+        help="every image on coloured surroundings, the objects untouched: the default before and after, "
+        "and --paired / --dump on the painted images",
+    )
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
     if args.compare:
@@ -348,11 +372,11 @@ def main() -> None:
     if args.work_bound:
         work_bound(args.system)
         return
-    if args.paired or args.dump:
+    if args.paired or args.dump or args.surround:
         every_family(args)
         return
     t0 = time.perf_counter()
-    data = build(args.system, args.quick, cache_path(args))
+    data = build(args.system, args.quick, cache_path(args), size=args.size, spp=args.spp)
     _DATA["data"] = data
     if args.oracle:
         saturation_oracle(args.system, *data)
@@ -429,9 +453,33 @@ def main() -> None:
 
 
 def cache_path(args: argparse.Namespace, family: str = "all") -> Path:
-    """Where :func:`build` caches a family's images for these arguments (held-out families apart)."""
+    """Where :func:`build` caches a family's images for these arguments (held-out families apart;
+    another ``--size`` or ``--spp``, another file)."""
     suffix = "" if family == "all" else f".{family}"
-    return Path(f"{args.cache}.{args.system}.{int(args.quick)}{suffix}.npz")
+    render = "".join(
+        f".{k}{v}" for k, v in (("s", getattr(args, "size", None)), ("spp", getattr(args, "spp", None))) if v
+    )
+    return Path(f"{args.cache}.{args.system}.{int(args.quick)}{render}{suffix}.npz")
+
+
+#: sRGB colours that ``--surround`` paints around the objects, one per image in turn: saturated
+#: backdrops of several hues and lightnesses, as generated images put objects on coloured tables,
+#: walls and skies
+SURROUNDS = ((40, 70, 200), (230, 120, 30), (60, 160, 70), (200, 40, 50), (130, 60, 170), (200, 190, 60))
+
+
+def on_coloured_surroundings(imgs: list[np.ndarray], masks: list[np.ndarray]) -> list[np.ndarray]:
+    """Each image with everything beyond one pixel around its object painted in one of
+    :data:`SURROUNDS` (in turn). The object's pixels and its anti-aliased edge are untouched, so its
+    truth stands: only what the scorer reads from the surroundings changes (the veil, the light)."""
+    from scipy import ndimage
+
+    out = []
+    for i, (img, mask) in enumerate(zip(imgs, masks, strict=True)):
+        painted = np.array(img, copy=True)
+        painted[~ndimage.binary_dilation(mask, iterations=1)] = SURROUNDS[i % len(SURROUNDS)]
+        out.append(painted)
+    return out
 
 
 def every_family(args: argparse.Namespace) -> None:
@@ -439,10 +487,21 @@ def every_family(args: argparse.Namespace) -> None:
     microfacet), each cached apart."""
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
-    parts = [build(args.system, args.quick, cache_path(args, f), family=f) for f in ("all", *HELD_OUT_FAMILIES)]
+    parts = [
+        build(args.system, args.quick, cache_path(args, f), family=f, size=args.size, spp=args.spp)
+        for f in ("all", *HELD_OUT_FAMILIES)
+    ]
     data = tuple([x for part in parts for x in part[k]] for k in range(3))
     meta = data[0]
     n = len(meta)
+    families = np.array([m["family"] for m in meta])
+    original = None
+    if args.surround:
+        with ProcessPoolExecutor(
+            max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
+        ) as pool:
+            original = score_all(pool, args.system, {}, n)
+        data = (data[0], on_coloured_surroundings(data[1], data[2]), data[2])
     with ProcessPoolExecutor(
         max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
     ) as pool:
@@ -451,23 +510,32 @@ def every_family(args: argparse.Namespace) -> None:
             rows = [r for part in pool.map(_dump_chunk, chunks) for r in part]
             np.save(args.dump, np.array(rows, dtype=np.float64))
             print(f"{len(rows)} scores of {n} images ({', '.join(DUMP_COLUMNS)}) → {args.dump}")
-        if not args.paired:
+        if not args.paired and original is None:
             return
-        families = np.array([m["family"] for m in meta])
         default = score_all(pool, args.system, {}, n)
-        for variant in args.paired:
-            name, options = variant.split("=", 1)
+        tables = [(name, ast.literal_eval(options)) for name, options in (v.split("=", 1) for v in args.paired)]
+        if original is not None:
+            print(
+                f"\nthe default, each image as made → on coloured surroundings ({len(SURROUNDS)} colours in turn, "
+                "the object's pixels as they were); the variants below are paired on the coloured surroundings"
+            )
+            _print_paired(paired_table(families, original, default))
+        for name, options in tables:
             print(
                 f"\n{name}: paired against the default (exact masks; points, 95 % paired bootstrap interval, * = beyond it)"
             )
-            for f, k, a, b, (d, lo, hi), won, lost, far_a, far_b in paired_table(
-                families, default, score_all(pool, args.system, ast.literal_eval(options), n)
-            ):
-                held = " (held out)" if f in HELD_OUT_FAMILIES else ""
-                print(
-                    f"  {f + held:22s} {k:5d} images  {a:6.2f} → {b:6.2f} %  {d:+5.2f} [{lo:+.2f}, {hi:+.2f}]"
-                    f"{'*' if lo > 0 or hi < 0 else ' '}  gained {won}, lost {lost}; far accepts {far_a} → {far_b}"
-                )
+            _print_paired(paired_table(families, default, score_all(pool, args.system, options, n)))
+
+
+def _print_paired(rows: list[tuple[str, int, float, float, tuple[float, float, float], int, int, int, int]]) -> None:
+    from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
+
+    for f, k, a, b, (d, lo, hi), won, lost, far_a, far_b in rows:
+        held = " (held out)" if f in HELD_OUT_FAMILIES else ""
+        print(
+            f"  {f + held:22s} {k:5d} images  {a:6.2f} → {b:6.2f} %  {d:+5.2f} [{lo:+.2f}, {hi:+.2f}]"
+            f"{'*' if lo > 0 or hi < 0 else ' '}  gained {won}, lost {lost}; far accepts {far_a} → {far_b}"
+        )
 
 
 def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np.ndarray) -> None:

@@ -61,3 +61,41 @@ def test_score_row_keeps_every_column(study):
     assert len(row) == len(study.DUMP_COLUMNS)
     assert row[0] == float(score.passed) and row[1] == score.delta_e00 and row[4:7] == score.dominant_lab
     assert row[7] == -1.0 and row[8] == -1.0  # no veil removed, no gloss test without the image
+
+
+def test_cache_file_names_the_render_size(study):
+    from argparse import Namespace
+
+    quick = Namespace(cache="/tmp/c", system="css3", quick=True, size=None, spp=None)
+    assert str(study.cache_path(quick)) == "/tmp/c.css3.1.npz"
+    assert str(study.cache_path(quick, "recolored")) == "/tmp/c.css3.1.recolored.npz"
+    larger = Namespace(cache="/tmp/c", system="css3", quick=False, size=128, spp=16)
+    assert str(study.cache_path(larger, "microfacet")) == "/tmp/c.css3.0.s128.spp16.microfacet.npz"
+
+
+def test_build_renders_at_the_size_asked_and_reads_its_cache_back(study, tmp_path):
+    cache = tmp_path / "families.npz"
+    meta, imgs, masks = study.build("iscc-nbs-l2", False, cache, family="analytic", size=24)
+    assert len(meta) == len(imgs) == len(masks) == 348  # 29 colours × 12 analytic set-ups
+    assert {i.shape for i in imgs} == {(24, 24, 3)} and {m.shape for m in masks} == {(24, 24)}
+    again = study.build("iscc-nbs-l2", False, cache, family="analytic", size=24)
+    assert [m["target"] for m in again[0]] == [m["target"] for m in meta]
+    assert all(np.array_equal(a, b) for a, b in zip(again[1], imgs, strict=True))
+
+
+def test_coloured_surroundings_leave_the_object_and_its_edge_alone(study):
+    rng = np.random.default_rng(0)
+    imgs = [rng.integers(0, 256, (12, 12, 3), dtype=np.uint8) for _ in range(7)]
+    mask = np.zeros((12, 12), dtype=bool)
+    mask[4:8, 3:9] = True
+    edge = np.zeros_like(mask)
+    edge[3:9, 2:10] = True  # the mask widened by one pixel (4-neighbour cross) ...
+    for r, c in ((3, 2), (3, 9), (8, 2), (8, 9)):
+        edge[r, c] = False  # ... whose corners it does not reach
+    painted = study.on_coloured_surroundings(imgs, [mask] * 7)
+    for i, (before, after) in enumerate(zip(imgs, painted, strict=True)):
+        assert np.array_equal(after[edge], before[edge])
+        colour = study.SURROUNDS[i % len(study.SURROUNDS)]
+        assert (after[~edge] == colour).all()
+    assert np.array_equal(painted[6][~edge], painted[0][~edge])  # six colours, in turn
+    assert not np.array_equal(painted[1][~edge], painted[0][~edge])
