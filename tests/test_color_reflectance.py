@@ -223,6 +223,29 @@ def test_the_scorer_refuses_a_veil_the_pixels_cannot_carry():
         ColorScorer("css3", veil_quantile=0.0)
 
 
+@pytest.mark.parametrize(("backdrop", "tinted_fails"), [((40, 70, 200), True), ((230, 120, 30), False)])
+def test_a_glossy_surface_on_a_coloured_backdrop_keeps_its_colour(backdrop, tinted_fails):
+    """The face of a glossy object mirrors what lies behind the camera, not the backdrop behind
+    the object: a sphere reflecting a grey room, standing before a blue or orange wall. The veil is
+    taken as white (the wall's mean radiance), and the colour passes; a veil in the wall's colour
+    (``veil_color=True``, the default before version 14) takes the wall's hue out of the sphere."""
+    from scipy import ndimage
+
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    rgb = (200, 60, 90)
+    img, mask, _ = _environment_sphere(rgb, glossy=True, background=0.35)
+    img[~ndimage.binary_dilation(mask, iterations=1)] = backdrop
+    target = "#" + "".join(f"{v:02x}" for v in rgb)
+    neutral, _ = ColorScorer("css3").score_image(img, target, mask=mask)
+    assert neutral.glossy and neutral.veil_rgb is not None
+    assert np.ptp(neutral.veil_rgb) == 0.0  # one value in every channel: white
+    assert neutral.passed and neutral.delta_e00 < 2 and neutral.delta_hue < 0.5
+    tinted, _ = ColorScorer("css3", veil_color=True).score_image(img, target, mask=mask)
+    assert tinted.veil_rgb is not None and np.ptp(tinted.veil_rgb) > 0.005
+    assert tinted.delta_hue > 2.5 and tinted.passed is not tinted_fails  # the blue wall: 5.3° of hue
+
+
 def test_the_diffuse_line_can_keep_partly_clipped_pixels():
     img, mask, _ = _phong_sphere(RED, highlight=0.5)
     px = img[mask].copy()

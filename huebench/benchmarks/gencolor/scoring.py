@@ -116,7 +116,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 13
+SCORER_VERSION = 14
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -160,9 +160,13 @@ FRESNEL_F0: float | None = F0_DIELECTRIC
 #: own pixel chroma (after removing the veil, the one reflection modelled from outside the pixels)
 #: by at most this much (C*ab); beyond it the chroma is cut back to that bound. None: no bound
 MAX_CHROMA_EXCESS: float | None = 2.0
-#: the veil has the surroundings' colour (per channel) rather than their mean as white: under a
-#: coloured light, or among coloured surroundings, that is what a glossy surface reflects
-VEIL_COLOR = True
+#: the veil has the surroundings' colour (per channel) rather than their mean as white. Off since
+#: version 14: the part of a surface facing the camera mirrors what lies behind the camera, not the
+#: backdrop the image shows behind the object, so a coloured table or wall gave the veil a colour
+#: the surface does not reflect (objects painted on coloured surroundings: docs/gencolor.md,
+#: version 14). A coloured light is read from the object itself (LIGHT_PLANARITY), and the image
+#: balanced before the veil
+VEIL_COLOR = False
 #: the object's main colour: pixels whose chromaticity (linear RGB over its sum, which shading does
 #: not move) is far from the most common one — a print, a second colour, a highlight — are left out
 #: (:func:`~huebench.color.reflectance.main_color_pixels`); the value is the share of the lit
