@@ -19,6 +19,7 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --quick --paired 'F06={"fresnel": 0.06}'   # paired, held-out families too
     python perf/scorer_study.py --size 128 --spp 16 --paired 'F06={"fresnel": 0.06}'  # at another scale
     python perf/scorer_study.py --quick --surround --paired 'F06={"fresnel": 0.06}'  # on coloured surroundings
+    python perf/scorer_study.py --quick --cut --paired 'F06={"fresnel": 0.06}'       # objects cut by the frame
     python perf/scorer_study.py --quick --dump before.npy     # every score, full precision: a change
     python perf/scorer_study.py --compare before.npy after.npy  # that must not move one (issue 20;
                                                               # exit 0 identical, 1 not, 2 bad files)
@@ -356,6 +357,12 @@ def main() -> None:
         help="every image on coloured surroundings, the objects untouched: the default before and after, "
         "and --paired / --dump on the painted images",
     )
+    ap.add_argument(
+        "--cut",
+        action="store_true",
+        help="every object cut by the image's left border: the default before and after, "
+        "and --paired / --dump on the cropped images",
+    )
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
     if args.compare:
@@ -372,7 +379,7 @@ def main() -> None:
     if args.work_bound:
         work_bound(args.system)
         return
-    if args.paired or args.dump or args.surround:
+    if args.paired or args.dump or args.surround or args.cut:
         every_family(args)
         return
     t0 = time.perf_counter()
@@ -482,6 +489,24 @@ def on_coloured_surroundings(imgs: list[np.ndarray], masks: list[np.ndarray]) ->
     return out
 
 
+#: the share of each object's width that ``--cut`` crops away at the left: the object then runs
+#: into the image's left border, as close-ups and crowded generated scenes cut objects
+CUT = 0.35
+
+
+def cut_by_the_frame(imgs: list[np.ndarray], masks: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each image and mask cropped so that the frame cuts the object: the columns from the image's
+    left edge to :data:`CUT` of the way across the object are dropped. What is left of the object is
+    as it was, so its truth stands; only its own edge is now partly the frame."""
+    out_imgs, out_masks = [], []
+    for img, mask in zip(imgs, masks, strict=True):
+        cols = np.flatnonzero(np.asarray(mask).any(axis=0))
+        start = int(cols[0] + CUT * (cols[-1] - cols[0] + 1)) if len(cols) else 0
+        out_imgs.append(np.ascontiguousarray(img[:, start:]))
+        out_masks.append(np.ascontiguousarray(mask[:, start:]))
+    return out_imgs, out_masks
+
+
 def every_family(args: argparse.Namespace) -> None:
     """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
     microfacet), each cached apart."""
@@ -496,12 +521,15 @@ def every_family(args: argparse.Namespace) -> None:
     n = len(meta)
     families = np.array([m["family"] for m in meta])
     original = None
-    if args.surround:
+    if args.surround or args.cut:
         with ProcessPoolExecutor(
             max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
         ) as pool:
             original = score_all(pool, args.system, {}, n)
-        data = (data[0], on_coloured_surroundings(data[1], data[2]), data[2])
+        if args.cut:
+            data = (data[0], *cut_by_the_frame(data[1], data[2]))
+        if args.surround:
+            data = (data[0], on_coloured_surroundings(data[1], data[2]), data[2])
     with ProcessPoolExecutor(
         max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
     ) as pool:
@@ -515,9 +543,17 @@ def every_family(args: argparse.Namespace) -> None:
         default = score_all(pool, args.system, {}, n)
         tables = [(name, ast.literal_eval(options)) for name, options in (v.split("=", 1) for v in args.paired)]
         if original is not None:
+            changed = " and ".join(
+                what
+                for what, on in (
+                    (f"cut by the frame ({CUT:.0%} of the object's width cropped at the left)", args.cut),
+                    (f"on coloured surroundings ({len(SURROUNDS)} colours in turn)", args.surround),
+                )
+                if on
+            )
             print(
-                f"\nthe default, each image as made → on coloured surroundings ({len(SURROUNDS)} colours in turn, "
-                "the object's pixels as they were); the variants below are paired on the coloured surroundings"
+                f"\nthe default, each image as made → {changed}, the object's pixels as they were; "
+                "the variants below are paired on the changed images"
             )
             _print_paired(paired_table(families, original, default))
         for name, options in tables:

@@ -412,10 +412,39 @@ def test_a_dark_noisy_surface_is_neutral_by_its_mean_colour(grey):
 def test_mask_depth_is_every_erosion_at_once():
     rng = np.random.default_rng(2)
     mask = ndimage.binary_closing(rng.random((40, 50)) < 0.7, iterations=2)
-    mask[:, 0] = True  # touching the border: outside the image counts as outside the mask
-    depth = rf.mask_depth(mask)
+    mask[:, 0] = True  # touching the border: by default the frame cuts the object there
+    cut, edged = rf.mask_depth(mask), rf.mask_depth(mask, frame_cuts=False)
     for k in (1, 2, 3):
-        assert np.array_equal(depth > k, ndimage.binary_erosion(mask, iterations=k))
+        assert np.array_equal(cut > k, ndimage.binary_erosion(mask, iterations=k, border_value=1))
+        assert np.array_equal(edged > k, ndimage.binary_erosion(mask, iterations=k))
+    block = np.zeros((20, 20), dtype=bool)
+    block[5:15, :10] = True  # a block the left border cuts: its middle row is 5 pixels from its edge
+    assert rf.mask_depth(block)[10, 0] == 5 and rf.mask_depth(block, frame_cuts=False)[10, 0] == 1
+    inside = np.zeros((20, 20), dtype=bool)
+    inside[5:15, 5:15] = True  # away from the border the two agree
+    assert np.array_equal(rf.mask_depth(inside), rf.mask_depth(inside, frame_cuts=False))
+
+
+def test_an_object_cut_by_the_frame_keeps_its_pixels_at_the_border():
+    """A close-up: the frame cuts a glossy sphere through its middle. The pixels along the cut
+    are the object's own, not a silhouette mixed with the background: they are judged, and the
+    rim band (the Fresnel test) runs along the silhouette only."""
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    img, mask, _ = _environment_sphere(RED, glossy=True)
+    cols = np.flatnonzero(mask.any(axis=0))
+    start = (cols[0] + cols[-1]) // 2
+    img, mask = img[:, start:], mask[:, start:]
+    assert mask[:, 0].sum() > 20
+    scorer = ColorScorer("css3", max_object_pixels=None)
+    cut, _ = scorer.score_image(img, "#" + "".join(f"{v:02x}" for v in RED), mask=mask)
+    edged, _ = ColorScorer("css3", frame_cuts=False).score_image(img, "#ff0000", mask=mask)
+    assert cut.pixels > edged.pixels  # the column at the border is judged
+    cut_depth, edge_depth = rf.mask_depth(mask), rf.mask_depth(mask, frame_cuts=False)
+    cut_band, edge_band = (cut_depth > 1) & (cut_depth <= 3), (edge_depth > 1) & (edge_depth <= 3)
+    along = mask[:, 1].sum()  # the rim band (1–3 px in) along the cut: only where it meets the silhouette
+    assert cut_band[:, 1].sum() < 0.2 * along and edge_band[:, 1].sum() > 0.8 * along
+    assert scorer.config()["frame_cuts"] is True
 
 
 def test_smoothing_within_a_mask_never_takes_in_the_background():

@@ -99,3 +99,13 @@ def test_coloured_surroundings_leave_the_object_and_its_edge_alone(study):
         assert (after[~edge] == colour).all()
     assert np.array_equal(painted[6][~edge], painted[0][~edge])  # six colours, in turn
     assert not np.array_equal(painted[1][~edge], painted[0][~edge])
+
+
+def test_cut_by_the_frame_keeps_what_is_left_of_the_object(study):
+    img = np.arange(10 * 20 * 3, dtype=np.uint8).reshape(10, 20, 3)
+    mask = np.zeros((10, 20), dtype=bool)
+    mask[2:8, 5:15] = True  # ten columns wide: 35 % of it, 3 columns, go with the 5 before it
+    (cut,), (cut_mask,) = study.cut_by_the_frame([img], [mask])
+    assert cut.shape == (10, 12, 3) and cut_mask.shape == (10, 12)
+    assert np.array_equal(cut, img[:, 8:]) and np.array_equal(cut_mask, mask[:, 8:])
+    assert cut_mask[:, 0].any()  # the object now runs into the left border

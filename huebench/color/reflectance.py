@@ -211,16 +211,18 @@ def _cross(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
-def mask_depth(mask: NDArray[np.bool_]) -> NDArray[np.int32]:
+def mask_depth(mask: NDArray[np.bool_], *, frame_cuts: bool = True) -> NDArray[np.int32]:
     """How many pixels in from the mask's edge each pixel lies.
 
-    ``mask_depth(m) > k`` is ``m`` eroded k times with the 4-neighbour cross (outside the image
-    counts as outside the mask), as ``scipy.ndimage.binary_erosion(m, iterations=k)`` gives, for
-    every k from one transform.
+    ``mask_depth(m) > k`` is ``m`` eroded k times with the 4-neighbour cross, for every k from one
+    transform. With ``frame_cuts`` (the default) a mask that reaches the image's border goes on
+    beyond it — the frame cuts the object there, its pixels at the border are not a silhouette that
+    mixes in the background — as ``scipy.ndimage.binary_erosion(m, iterations=k, border_value=1)``
+    gives; without, the border is the object's edge (``border_value=0``).
     """
     from scipy import ndimage
 
-    padded = np.pad(np.asarray(mask, dtype=bool), 1)
+    padded = np.pad(np.asarray(mask, dtype=bool), 1, mode="edge" if frame_cuts else "constant")
     return ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
 
 

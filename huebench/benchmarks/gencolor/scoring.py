@@ -116,7 +116,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 14
+SCORER_VERSION = 15
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -167,6 +167,13 @@ MAX_CHROMA_EXCESS: float | None = 2.0
 #: version 14). A coloured light is read from the object itself (LIGHT_PLANARITY), and the image
 #: balanced before the veil
 VEIL_COLOR = False
+#: a mask that reaches the image's border is cut there by the frame, not bounded by its silhouette:
+#: the erosion, the gloss test's interior and the rim band do not treat its pixels at the border as
+#: an edge (:func:`~huebench.color.reflectance.mask_depth`). Since version 15: close-ups and crowded
+#: generated scenes cut objects, and the frame's side read as a desaturated Fresnel rim or lost
+#: good pixels to the erosion (objects cut by the frame: docs/gencolor.md, version 15). False: the
+#: border is an edge, as before
+FRAME_CUTS = True
 #: the object's main colour: pixels whose chromaticity (linear RGB over its sum, which shading does
 #: not move) is far from the most common one — a print, a second colour, a highlight — are left out
 #: (:func:`~huebench.color.reflectance.main_color_pixels`); the value is the share of the lit
@@ -278,6 +285,7 @@ class ColorScorer:
         matte_keeps_clipped: bool = MATTE_KEEPS_CLIPPED,
         light_planarity: float | None = LIGHT_PLANARITY,
         light_margin: float = LIGHT_MARGIN,
+        frame_cuts: bool = FRAME_CUTS,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -295,6 +303,7 @@ class ColorScorer:
         self.rim_ratio = None if rim_ratio is None else float(rim_ratio)
         self.rim_band = (int(rim_band[0]), int(rim_band[1]))
         self.veil_color = bool(veil_color)
+        self.frame_cuts = bool(frame_cuts)
         if max_object_pixels is not None and not int(max_object_pixels) >= 1000:
             raise HuebenchError(f"max_object_pixels must be at least 1000 or None, got {max_object_pixels!r}")
         self.max_object_pixels = None if max_object_pixels is None else int(max_object_pixels)
@@ -387,6 +396,7 @@ class ColorScorer:
             "rim_ratio": self.rim_ratio,
             "rim_band": list(self.rim_band),
             "veil_color": self.veil_color,
+            "frame_cuts": self.frame_cuts,
             "max_object_pixels": self.max_object_pixels,
             "matte_quantile": self.matte_quantile,
             "veil_quantile": self.veil_quantile,
@@ -600,7 +610,7 @@ class ColorScorer:
         full_mask = m
         if stride > 1:
             img, m = img[_grid(stride)], m[_grid(stride)]
-        depth = mask_depth(m)  # one transform serves the erosion, the gloss test and the rim
+        depth = mask_depth(m, frame_cuts=self.frame_cuts)  # one transform: the erosion, the gloss test, the rim
         inner = m
         if self.erode > 0:
             eroded = depth > self.erode
