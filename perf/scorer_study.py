@@ -160,6 +160,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "neutral_highlight": {f"{v}": {"neutral_highlight": v} for v in (None, 0.15, 0.3, 0.5, 1.0)},
     "rim_ratio": {f"{v}": {"rim_ratio": v} for v in (None, 0.93, 0.95, 0.97)},
     "veil_color": {f"{v}": {"veil_color": v} for v in (False, True)},
+    "frame_cuts": {f"{v}": {"frame_cuts": v} for v in (False, True)},
     "matte_quantile": {f"{v}": {"matte_quantile": v} for v in (None, 0.5, 0.75)},
     "veil_quantile": {f"{v}": {"veil_quantile": v} for v in (None, 0.05, 0.1, 0.2, 0.3, 0.5)},
     "matte_keeps_clipped": {f"{v}": {"matte_keeps_clipped": v} for v in (False, True)},
@@ -365,6 +366,23 @@ def main() -> None:
     )
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
+    changed = [flag for flag, on in (("--surround", args.surround), ("--cut", args.cut)) if on]
+    others = [
+        flag
+        for flag, on in (
+            ("--oracle", args.oracle),
+            ("--flat-noise", args.flat_noise),
+            ("--light-check", args.light_check),
+            ("--setting", bool(args.setting)),
+            ("--variant", bool(args.variant)),
+            ("--work-bound", args.work_bound),
+            ("--compare", bool(args.compare)),
+        )
+        if on
+    ]
+    if changed and others:
+        verb = "changes" if len(changed) == 1 else "change"
+        ap.error(f"{' and '.join(changed)} {verb} the images of --paired and --dump only, not of {', '.join(others)}")
     if args.compare:
         try:
             result = compare_dumps(*(np.load(f, allow_pickle=False) for f in args.compare))
@@ -392,7 +410,7 @@ def main() -> None:
         flat_noise(args.system)
         return
     if args.light_check:
-        light_check(args.system, args.quick, args.cache)
+        light_check(args.system, args.quick, args.size)
         return
     meta = data[0]
     fam = np.array([m["family"] for m in meta])
@@ -476,8 +494,8 @@ SURROUNDS = ((40, 70, 200), (230, 120, 30), (60, 160, 70), (200, 40, 50), (130, 
 
 
 def on_coloured_surroundings(imgs: list[np.ndarray], masks: list[np.ndarray]) -> list[np.ndarray]:
-    """Each image with everything beyond one pixel around its object painted in one of
-    :data:`SURROUNDS` (in turn). The object's pixels and its anti-aliased edge are untouched, so its
+    """Each image with everything beyond one pixel around its object (the mask dilated once with
+    the 4-neighbour cross) painted in one of :data:`SURROUNDS` (in turn). The object's pixels and its anti-aliased edge are untouched, so its
     truth stands: only what the scorer reads from the surroundings changes (the veil, the light)."""
     from scipy import ndimage
 
@@ -496,7 +514,7 @@ CUT = 0.35
 
 def cut_by_the_frame(imgs: list[np.ndarray], masks: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Each image and mask cropped so that the frame cuts the object: the columns from the image's
-    left edge to :data:`CUT` of the way across the object are dropped. What is left of the object is
+    left edge to :data:`CUT` of the way across the object (rounded down) are dropped. What is left of the object is
     as it was, so its truth stands; only its own edge is now partly the frame."""
     out_imgs, out_masks = [], []
     for img, mask in zip(imgs, masks, strict=True):
@@ -509,7 +527,8 @@ def cut_by_the_frame(imgs: list[np.ndarray], masks: list[np.ndarray]) -> tuple[l
 
 def every_family(args: argparse.Namespace) -> None:
     """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
-    microfacet), each cached apart."""
+    microfacet), each cached apart; with ``--cut`` and/or ``--surround`` on the changed images,
+    after the default's accuracy on the images as made and on the changed ones."""
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
     parts = [
@@ -578,9 +597,8 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
     """Glossy renders of chromatic colours (those the reconstruction corrects): accuracy when the
     reconstruction is given the true albedo saturation × f, and how far the estimates are from it —
     the fitted floor's (the default before the Fresnel veil) and the default's."""
-    from scipy import ndimage
-
     from huebench.color import albedo_saturation, remove_veil, specular_veil, srgb_to_linear
+    from huebench.color.reflectance import mask_depth
 
     scorer = ColorScorer(system, specular=None, fresnel=None, main_color=None, max_chroma_excess=None)
     default, before = ColorScorer(system), ColorScorer(system, fresnel=None)
@@ -588,11 +606,11 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
     for m, img, mask in zip(meta, imgs, masks, strict=True):
         if m["family"] != "mitsuba" or m["material"] != "glossy":
             continue
-        px = img[ndimage.binary_erosion(mask, iterations=scorer.erode)]
+        px = img[mask_depth(mask, frame_cuts=default.frame_cuts) > scorer.erode]
         fitted = albedo_saturation(remove_specular(px), quantile=0.9)
         if fitted is None:  # achromatic or flat: the scorer leaves these pixels alone
             continue
-        veil = specular_veil(img, mask)
+        veil = specular_veil(img, mask, per_channel=default.veil_color)
         veil = None if veil is None else np.asarray(veil)
         estimate = fitted if veil is None else albedo_saturation(remove_veil(px, veil), quantile=0.9)
         a = srgb_to_linear(np.asarray(m["rgb"], dtype=np.float64) / 255.0)
@@ -620,15 +638,15 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
         )
 
 
-def light_check(system: str, quick: bool, cache: str) -> None:
+def light_check(system: str, quick: bool, size: int | None = None) -> None:
     """Scorer version 13's coloured-light step judged on images made after it was chosen: the
     held-out microfacet family's samples (GGX highlights), each under one of the illuminant
     family's lights in turn, every other one grey-world balanced, truth as the illuminant family
     defines it. Accuracy with the step (the default) and without (``light_planarity=None``), paired."""
     from huebench.benchmarks.gencolor import families as fam
 
-    bench = Diagnostic(system=system, quick=quick, family="microfacet")
-    size = 48 if quick else 64
+    bench = Diagnostic(system=system, quick=quick, family="microfacet", size=size)
+    size = bench.size
     on, off = ColorScorer(system), ColorScorer(system, light_planarity=None)
     rows: dict[tuple[str, bool], list[tuple[bool, bool, bool, bool]]] = {}
     for j, s in enumerate(bench.samples()):

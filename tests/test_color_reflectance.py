@@ -423,6 +423,9 @@ def test_mask_depth_is_every_erosion_at_once():
     inside = np.zeros((20, 20), dtype=bool)
     inside[5:15, 5:15] = True  # away from the border the two agree
     assert np.array_equal(rf.mask_depth(inside), rf.mask_depth(inside, frame_cuts=False))
+    full = np.ones((7, 9), dtype=bool)  # a close-up that fills the frame: no edge anywhere in it
+    for k in (1, 3, 6):
+        assert np.array_equal(rf.mask_depth(full) > k, ndimage.binary_erosion(full, iterations=k, border_value=1))
 
 
 def test_an_object_cut_by_the_frame_keeps_its_pixels_at_the_border():
@@ -436,15 +439,25 @@ def test_an_object_cut_by_the_frame_keeps_its_pixels_at_the_border():
     start = (cols[0] + cols[-1]) // 2
     img, mask = img[:, start:], mask[:, start:]
     assert mask[:, 0].sum() > 20
-    scorer = ColorScorer("css3", max_object_pixels=None)
-    cut, _ = scorer.score_image(img, "#" + "".join(f"{v:02x}" for v in RED), mask=mask)
-    edged, _ = ColorScorer("css3", frame_cuts=False).score_image(img, "#ff0000", mask=mask)
+    scorer = ColorScorer("css3")
+    target = "#" + "".join(f"{v:02x}" for v in RED)
+    cut, _ = scorer.score_image(img, target, mask=mask)
+    edged, _ = ColorScorer("css3", frame_cuts=False).score_image(img, target, mask=mask)
     assert cut.pixels > edged.pixels  # the column at the border is judged
+    assert cut.passed and cut.glossy
     cut_depth, edge_depth = rf.mask_depth(mask), rf.mask_depth(mask, frame_cuts=False)
     cut_band, edge_band = (cut_depth > 1) & (cut_depth <= 3), (edge_depth > 1) & (edge_depth <= 3)
     along = mask[:, 1].sum()  # the rim band (1–3 px in) along the cut: only where it meets the silhouette
     assert cut_band[:, 1].sum() < 0.2 * along and edge_band[:, 1].sum() > 0.8 * along
     assert scorer.config()["frame_cuts"] is True
+    # a close-up that the object fills: the whole frame is its interior, and the gloss test reads it
+    # (scipy's distance transform says -1 where no background is left; read as depth, nothing)
+    img, mask, _ = _phong_sphere(RED, highlight=0.5)
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    r, c = (rows[0] + rows[-1]) // 2, (cols[0] + cols[-1]) // 2
+    close = (slice(r - 14, r + 14), slice(c - 14, c + 14))
+    assert mask[close].all() and (rf.mask_depth(mask[close]) > rf.GLOSS_INTERIOR).all()
+    assert rf.surface_looks_glossy(img[close], mask[close])
 
 
 def test_smoothing_within_a_mask_never_takes_in_the_background():

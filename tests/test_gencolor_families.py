@@ -168,7 +168,10 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "max_chroma_excess",
         "light_planarity",
         "light_margin",
+        "veil_color",
+        "frame_cuts",
     } <= set(cfg)
+    assert cfg["veil_color"] is False and cfg["frame_cuts"] is True
     out = tmp_path / "d"
     evaluate(
         "gencolor-diagnostic", "none", out=out, no_cache=True, progress=False, quick=True, limit=2, family="analytic"

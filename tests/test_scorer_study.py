@@ -73,11 +73,17 @@ def test_cache_file_names_the_render_size(study):
     assert str(study.cache_path(larger, "microfacet")) == "/tmp/c.css3.0.s128.spp16.microfacet.npz"
 
 
-def test_build_renders_at_the_size_asked_and_reads_its_cache_back(study, tmp_path):
+def test_build_renders_at_the_size_asked_and_reads_its_cache_back(study, tmp_path, monkeypatch):
     cache = tmp_path / "families.npz"
     meta, imgs, masks = study.build("iscc-nbs-l2", False, cache, family="analytic", size=24)
     assert len(meta) == len(imgs) == len(masks) == 348  # 29 colours × 12 analytic set-ups
     assert {i.shape for i in imgs} == {(24, 24, 3)} and {m.shape for m in masks} == {(24, 24)}
+    assert cache.exists()
+
+    def no_rendering(*args, **kwargs):
+        raise AssertionError("the second build must read the cache, not render")
+
+    monkeypatch.setattr(study.Diagnostic, "known_image", no_rendering)
     again = study.build("iscc-nbs-l2", False, cache, family="analytic", size=24)
     assert [m["target"] for m in again[0]] == [m["target"] for m in meta]
     assert all(np.array_equal(a, b) for a, b in zip(again[1], imgs, strict=True))

@@ -223,7 +223,11 @@ def mask_depth(mask: NDArray[np.bool_], *, frame_cuts: bool = True) -> NDArray[n
     from scipy import ndimage
 
     padded = np.pad(np.asarray(mask, dtype=bool), 1, mode="edge" if frame_cuts else "constant")
-    return ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
+    depth = ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
+    # a mask that fills the whole frame has no edge in it: scipy answers -1 for "no background
+    # anywhere"; every erosion keeps all of it, so its depth is deeper than any erosion reaches
+    depth[depth < 0] = sum(depth.shape)
+    return depth
 
 
 def smooth_within(
@@ -532,8 +536,9 @@ def specular_veil(
         F0 of the surface (:data:`F0_DIELECTRIC`).
     per_channel
         The veil has the surroundings' colour (one value per linear-RGB channel) rather than their
-        mean as white: under a coloured light, or among coloured surroundings, that is what a
-        glossy surface reflects.
+        mean as white. The GenColorBench scorer takes it white (``veil_color=False``, version 14):
+        the face of a surface mirrors what lies behind the camera, not the backdrop the image shows
+        behind the object, and a coloured wall gave the veil a colour the surface never reflected.
     uniformity, interior, smooth, radial
         The gloss test's settings (:func:`surface_looks_glossy`).
     rim_ratio, rim_band

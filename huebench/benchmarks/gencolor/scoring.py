@@ -13,7 +13,8 @@ For an object's pixels and a target colour of a system:
 Choices beyond the paper, each measured on the known-colour renders (``perf/scorer_study.py``
 compares them side by side; quick L2 / CSS renders, exact masks):
 
-- the mask loses its 1-pixel border (anti-aliased edge pixels mix object and background);
+- the mask loses its 1-pixel border (anti-aliased edge pixels mix object and background), except
+  where the image's frame cuts the object (``frame_cuts``);
 - glossy surfaces reflect white (dichromatic reflection model; the physics is the colour core's,
   :mod:`huebench.color.reflectance`). A surface whose lit half is not uniformly saturated looks
   glossy (``looks_glossy``); a dielectric reflects about 4 % of its surroundings even where it
@@ -172,7 +173,8 @@ VEIL_COLOR = False
 #: an edge (:func:`~huebench.color.reflectance.mask_depth`). Since version 15: close-ups and crowded
 #: generated scenes cut objects, and the frame's side read as a desaturated Fresnel rim or lost
 #: good pixels to the erosion (objects cut by the frame: docs/gencolor.md, version 15). False: the
-#: border is an edge, as before
+#: border is an edge, as before. (On a large object read on a strided grid, max_object_pixels, an
+#: object within stride / 2 pixels of the frame reaches the grid's border and is taken as cut.)
 FRAME_CUTS = True
 #: the object's main colour: pixels whose chromaticity (linear RGB over its sum, which shading does
 #: not move) is far from the most common one — a print, a second colour, a highlight — are left out
