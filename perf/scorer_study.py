@@ -20,6 +20,7 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --size 128 --spp 16 --paired 'F06={"fresnel": 0.06}'  # at another scale
     python perf/scorer_study.py --quick --surround --paired 'F06={"fresnel": 0.06}'  # on coloured surroundings
     python perf/scorer_study.py --quick --cut --paired 'F06={"fresnel": 0.06}'       # objects cut by the frame
+    python perf/scorer_study.py --quick --loose 2 --paired 'F06={"fresnel": 0.06}'   # masks 2 px too large
     python perf/scorer_study.py --quick --dump before.npy     # every score, full precision: a change
     python perf/scorer_study.py --compare before.npy after.npy  # that must not move one (issue 20;
                                                               # exit 0 identical, 1 not, 2 bad files)
@@ -161,6 +162,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "rim_ratio": {f"{v}": {"rim_ratio": v} for v in (None, 0.93, 0.95, 0.97)},
     "veil_color": {f"{v}": {"veil_color": v} for v in (False, True)},
     "frame_cuts": {f"{v}": {"frame_cuts": v} for v in (False, True)},
+    "peel": {f"{v}": {"peel": v} for v in (None, 4.0, 6.0, 10.0)},
     "matte_quantile": {f"{v}": {"matte_quantile": v} for v in (None, 0.5, 0.75)},
     "veil_quantile": {f"{v}": {"veil_quantile": v} for v in (None, 0.05, 0.1, 0.2, 0.3, 0.5)},
     "matte_keeps_clipped": {f"{v}": {"matte_keeps_clipped": v} for v in (False, True)},
@@ -364,9 +366,17 @@ def main() -> None:
         help="every object cut by the image's left border: the default before and after, "
         "and --paired / --dump on the cropped images",
     )
+    ap.add_argument(
+        "--loose",
+        type=int,
+        default=0,
+        metavar="PX",
+        help="every exact mask grown by PX pixels (a segmenter's loose mask): the default before and after, "
+        "and --paired / --dump with the grown masks",
+    )
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
-    changed = [flag for flag, on in (("--surround", args.surround), ("--cut", args.cut)) if on]
+    changed = [flag for flag, on in (("--surround", args.surround), ("--cut", args.cut), ("--loose", args.loose)) if on]
     others = [
         flag
         for flag, on in (
@@ -397,7 +407,7 @@ def main() -> None:
     if args.work_bound:
         work_bound(args.system)
         return
-    if args.paired or args.dump or args.surround or args.cut:
+    if args.paired or args.dump or args.surround or args.cut or args.loose:
         every_family(args)
         return
     t0 = time.perf_counter()
@@ -525,6 +535,14 @@ def cut_by_the_frame(imgs: list[np.ndarray], masks: list[np.ndarray]) -> tuple[l
     return out_imgs, out_masks
 
 
+def loose_masks(masks: list[np.ndarray], grow: int) -> list[np.ndarray]:
+    """Every mask grown by ``grow`` pixels (dilated with the 4-neighbour cross): a detector and a
+    segmenter's mask a little too large, with a ring of background in it."""
+    from scipy import ndimage
+
+    return [ndimage.binary_dilation(m, iterations=grow) for m in masks]
+
+
 def every_family(args: argparse.Namespace) -> None:
     """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
     microfacet), each cached apart; with ``--cut`` and/or ``--surround`` on the changed images,
@@ -540,7 +558,7 @@ def every_family(args: argparse.Namespace) -> None:
     n = len(meta)
     families = np.array([m["family"] for m in meta])
     original = None
-    if args.surround or args.cut:
+    if args.surround or args.cut or args.loose:
         with ProcessPoolExecutor(
             max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
         ) as pool:
@@ -549,6 +567,8 @@ def every_family(args: argparse.Namespace) -> None:
             data = (data[0], *cut_by_the_frame(data[1], data[2]))
         if args.surround:
             data = (data[0], on_coloured_surroundings(data[1], data[2]), data[2])
+        if args.loose:  # after the painting: the ring the grown mask takes in is what surrounds the object
+            data = (data[0], data[1], loose_masks(data[2], args.loose))
     with ProcessPoolExecutor(
         max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
     ) as pool:
@@ -567,6 +587,7 @@ def every_family(args: argparse.Namespace) -> None:
                 for what, on in (
                     (f"cut by the frame ({CUT:.0%} of the object's width cropped at the left)", args.cut),
                     (f"on coloured surroundings ({len(SURROUNDS)} colours in turn)", args.surround),
+                    (f"masks {args.loose} px too large", bool(args.loose)),
                 )
                 if on
             )
@@ -577,7 +598,8 @@ def every_family(args: argparse.Namespace) -> None:
             _print_paired(paired_table(families, original, default))
         for name, options in tables:
             print(
-                f"\n{name}: paired against the default (exact masks; points, 95 % paired bootstrap interval, * = beyond it)"
+                f"\n{name}: paired against the default ({f'masks {args.loose} px too large' if args.loose else 'exact masks'}; "
+                "points, 95 % paired bootstrap interval, * = beyond it)"
             )
             _print_paired(paired_table(families, default, score_all(pool, args.system, options, n)))
 

@@ -460,6 +460,46 @@ def test_an_object_cut_by_the_frame_keeps_its_pixels_at_the_border():
     assert rf.surface_looks_glossy(img[close], mask[close])
 
 
+def test_a_mask_too_large_loses_the_background_it_caught():
+    """A segmenter's mask two pixels too large takes in a ring of backdrop. Its rim then looks
+    desaturated, the rim test reads a Fresnel reflection, and a veil is taken off a matte blob
+    (ΔE00 9.4 from its truth). Peeled, the mask is the exact one again: the ring's pixels go, and
+    the score is the exact mask's."""
+    from huebench.benchmarks.gencolor.diagnostic import Diagnostic
+    from huebench.benchmarks.gencolor.scoring import ColorScorer, peel_background
+
+    bench = Diagnostic(system="iscc-nbs-l2", quick=True, family="analytic")
+    sample = next(s for s in bench.samples() if s.id == "analytic/blob/Pink/lambert-white-backdrop")
+    known = bench.known_image(sample)
+    target = bench.target_of(sample, known.truth)
+    loose = ndimage.binary_dilation(known.mask, iterations=2)
+    peeled, n = peel_background(known.image, loose)
+    ring = int(loose.sum() - known.mask.sum())
+    assert n > 0.85 * ring  # the ring goes, but for a few pixels mixed with the object at its edge
+    assert (peeled[known.mask]).all() and not (peeled & ~loose).any()  # no pixel of the object goes
+    same, none = peel_background(known.image, known.mask)
+    assert none == 0 and np.array_equal(same, known.mask)
+    exact, _ = ColorScorer("iscc-nbs-l2").score_image(known.image, target, mask=known.mask)
+    fixed, returned = ColorScorer("iscc-nbs-l2").score_image(known.image, target, mask=loose)
+    unpeeled, _ = ColorScorer("iscc-nbs-l2", peel=None).score_image(known.image, target, mask=loose)
+    assert exact.passed and fixed.passed and not fixed.glossy and fixed.veil is None
+    assert float(delta_e(np.array(fixed.dominant_lab), np.array(exact.dominant_lab))) < 0.5
+    assert fixed.peeled == n and f"{n} pixels at the mask's edge look like the background" in fixed.reason
+    assert np.array_equal(returned, loose)  # the caller's mask comes back as given
+    assert not unpeeled.passed and unpeeled.veil is not None and unpeeled.delta_e00 > 5 and unpeeled.peeled == 0
+    with pytest.raises(HuebenchError, match="peel must be a CIEDE2000 distance"):
+        ColorScorer("iscc-nbs-l2", peel=0.0)
+
+
+def test_peeling_keeps_an_object_that_fills_its_mask_or_its_frame():
+    img, mask, _ = _phong_sphere(RED, highlight=0.5)
+    from huebench.benchmarks.gencolor.scoring import peel_background
+
+    assert peel_background(img, mask)[1] == 0  # the exact mask: nothing at its edge is backdrop
+    full = np.ones(mask.shape, dtype=bool)  # no ring around it: nothing to compare with
+    assert peel_background(img, full) == (full, 0) or np.array_equal(peel_background(img, full)[0], full)
+
+
 def test_smoothing_within_a_mask_never_takes_in_the_background():
     img = np.zeros((30, 30, 3), dtype=np.uint8)
     img[:] = (250, 250, 250)

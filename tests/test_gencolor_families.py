@@ -74,6 +74,7 @@ def test_the_paper_scorer_is_pca_over_all_pixels():
     cfg = paper.config()
     assert cfg["name"] == "paper" and cfg["dominant"] == "paper" and cfg["lightness_window"] is None
     assert cfg["erode"] == 0 and cfg["specular"] is None and cfg["fresnel"] is None
+    assert cfg["peel"] is None  # the seed's method takes every mask pixel as it comes
     # half the pixels in shadow: the paper's mean lightness falls, ours judges the lit half
     px = np.concatenate([np.full((500, 3), (190, 40, 50)), np.full((500, 3), (60, 12, 16))]).astype(np.uint8)
     px = np.clip(px + np.random.default_rng(0).normal(0, 2, px.shape), 0, 255).astype(np.uint8)
@@ -170,8 +171,9 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "light_margin",
         "veil_color",
         "frame_cuts",
+        "peel",
     } <= set(cfg)
-    assert cfg["veil_color"] is False and cfg["frame_cuts"] is True
+    assert cfg["veil_color"] is False and cfg["frame_cuts"] is True and cfg["peel"] == 6.0
     out = tmp_path / "d"
     evaluate(
         "gencolor-diagnostic", "none", out=out, no_cache=True, progress=False, quick=True, limit=2, family="analytic"

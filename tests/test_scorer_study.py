@@ -115,3 +115,11 @@ def test_cut_by_the_frame_keeps_what_is_left_of_the_object(study):
     assert cut.shape == (10, 12, 3) and cut_mask.shape == (10, 12)
     assert np.array_equal(cut, img[:, 8:]) and np.array_equal(cut_mask, mask[:, 8:])
     assert cut_mask[:, 0].any()  # the object now runs into the left border
+
+
+def test_loose_masks_grow_by_the_pixels_asked(study):
+    mask = np.zeros((12, 12), dtype=bool)
+    mask[5:7, 5:7] = True
+    (grown,) = study.loose_masks([mask], 2)
+    assert grown.sum() == 4 + 8 + 12  # the 2×2 square and two rings of the 4-neighbour cross
+    assert grown[mask].all() and not grown[0].any()

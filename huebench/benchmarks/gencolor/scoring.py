@@ -112,12 +112,13 @@ __all__ = [
     "SCORER_VERSION",
     "ColorScore",
     "ColorScorer",
+    "peel_background",
     "segment_offline",
 ]
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 15
+SCORER_VERSION = 16
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -176,6 +177,14 @@ VEIL_COLOR = False
 #: border is an edge, as before. (On a large object read on a strided grid, max_object_pixels, an
 #: object within stride / 2 pixels of the frame reaches the grid's border and is taken as cut.)
 FRAME_CUTS = True
+#: masks from a detector and a segmenter are often a pixel or two too large, and the ring they add
+#: is background: pixels of the mask's outer band (:data:`PEEL_BAND` pixels in) whose colour is
+#: within this CIEDE2000 of what lies just outside the mask, and nearer to it than to the mask's
+#: deep interior, are left out (:func:`peel_background`). Since version 16 (masks grown by 1–4 px:
+#: docs/gencolor.md, version 16). None: every mask pixel is the object's
+PEEL_DELTA_E: float | None = 6.0
+#: how deep into the mask :func:`peel_background` looks for background (pixels)
+PEEL_BAND = 4
 #: the object's main colour: pixels whose chromaticity (linear RGB over its sum, which shading does
 #: not move) is far from the most common one — a print, a second colour, a highlight — are left out
 #: (:func:`~huebench.color.reflectance.main_color_pixels`); the value is the share of the lit
@@ -201,6 +210,7 @@ SCORERS: dict[str, dict[str, Any]] = {
         "dominant": "paper",
         "neutral_highlight": None,
         "light_planarity": None,
+        "peel": None,
     },
 }
 
@@ -238,6 +248,9 @@ class ColorScore:
     #: a veil the gloss test called for but the pixels cannot carry (linear RGB per channel,
     #: :func:`~huebench.color.reflectance.fit_veil`): refused, not removed; None: none refused
     veil_refused: list[float] | None = None
+    #: mask pixels at the mask's edge left out because they look like the background around it
+    #: (:func:`peel_background`; on the working grid when ``stride`` > 1)
+    peeled: int = 0
     #: the colour of the light the object was judged white-balanced by (linear RGB, its weakest
     #: channel 1, :func:`~huebench.color.reflectance.light_colour`); None: white light
     light: list[float] | None = None
@@ -288,6 +301,7 @@ class ColorScorer:
         light_planarity: float | None = LIGHT_PLANARITY,
         light_margin: float = LIGHT_MARGIN,
         frame_cuts: bool = FRAME_CUTS,
+        peel: float | None = PEEL_DELTA_E,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -306,6 +320,9 @@ class ColorScorer:
         self.rim_band = (int(rim_band[0]), int(rim_band[1]))
         self.veil_color = bool(veil_color)
         self.frame_cuts = bool(frame_cuts)
+        if peel is not None and not peel > 0:
+            raise HuebenchError(f"peel must be a CIEDE2000 distance > 0 or None, got {peel!r}")
+        self.peel = None if peel is None else float(peel)
         if max_object_pixels is not None and not int(max_object_pixels) >= 1000:
             raise HuebenchError(f"max_object_pixels must be at least 1000 or None, got {max_object_pixels!r}")
         self.max_object_pixels = None if max_object_pixels is None else int(max_object_pixels)
@@ -399,6 +416,7 @@ class ColorScorer:
             "rim_band": list(self.rim_band),
             "veil_color": self.veil_color,
             "frame_cuts": self.frame_cuts,
+            "peel": self.peel,
             "max_object_pixels": self.max_object_pixels,
             "matte_quantile": self.matte_quantile,
             "veil_quantile": self.veil_quantile,
@@ -612,6 +630,9 @@ class ColorScorer:
         full_mask = m
         if stride > 1:
             img, m = img[_grid(stride)], m[_grid(stride)]
+        peeled = 0
+        if self.peel is not None:
+            m, peeled = peel_background(img, m, max_delta_e=self.peel, frame_cuts=self.frame_cuts)
         depth = mask_depth(m, frame_cuts=self.frame_cuts)  # one transform: the erosion, the gloss test, the rim
         inner = m
         if self.erode > 0:
@@ -649,7 +670,11 @@ class ColorScorer:
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
         score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light)
-        score.stride, score.glossy = stride, glossy
+        score.stride, score.glossy, score.peeled = stride, glossy, peeled
+        if peeled:
+            score.reason = (
+                f"{peeled} pixels at the mask's edge look like the background and were left out; " + score.reason
+            )
         return score, full_mask
 
     def object_pixels(self, image: NDArray[np.uint8], inner: NDArray[np.bool_]) -> NDArray[np.uint8]:
@@ -691,6 +716,50 @@ def _per_channel(veil: Any) -> list[float] | None:
 def _grid(stride: int) -> tuple[slice, slice]:
     """Every ``stride``-th pixel in each direction, starting half a step in: the working resolution."""
     return slice(stride // 2, None, stride), slice(stride // 2, None, stride)
+
+
+def peel_background(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    max_delta_e: float = 6.0,
+    band: int = PEEL_BAND,
+    frame_cuts: bool = FRAME_CUTS,
+) -> tuple[NDArray[np.bool_], int]:
+    """The mask without the background it caught at its edge, and how many pixels that was.
+
+    A pixel of the mask's outer band (``band`` pixels in, :func:`~huebench.color.reflectance.mask_depth`)
+    goes when its colour is within ``max_delta_e`` (CIEDE2000) of the median colour just outside the
+    mask (a ring two pixels wide) and nearer to it than to the median of the mask's deep interior.
+    The object's own edge stays: shading, a rim or a reflection darkens or lightens it but does not
+    make it the backdrop's colour. Nothing is peeled where the ring looks like the interior (within
+    2 × ``max_delta_e``): the mask lies inside the object (a hand-drawn interior, a tight
+    segmentation), or the object stands on its own colour. Masks too small to have a deep interior,
+    or without a ring around them (an object that fills the frame), come back as they are, as does a
+    mask that would keep fewer than 20 pixels.
+    """
+    from scipy import ndimage
+
+    m = np.asarray(mask, dtype=bool)
+    img = np.asarray(image)
+    ring = ndimage.binary_dilation(m, iterations=2) & ~m
+    depth = mask_depth(m, frame_cuts=frame_cuts)
+    edge, deep = m & (depth <= band), m & (depth > band)
+    if ring.sum() < 20 or deep.sum() < 20 or not edge.any():
+        return m, 0
+    outside = np.median(srgb_to_lab(img[ring]), axis=0)
+    inside = np.median(srgb_to_lab(img[deep]), axis=0)
+    if float(delta_e(outside, inside)) < 2 * max_delta_e:
+        return m, 0  # what lies around the mask looks like the object: a mask inside it, nothing to peel
+    lab = srgb_to_lab(img[edge])
+    to_outside = delta_e(lab, outside[None, :])
+    drop = (to_outside < max_delta_e) & (to_outside < delta_e(lab, inside[None, :]))
+    n = int(drop.sum())
+    if n == 0 or m.sum() - n < 20:
+        return m, 0
+    out = m.copy()
+    out[np.nonzero(edge)[0][drop], np.nonzero(edge)[1][drop]] = False
+    return out, n
 
 
 def segment_offline(image: ArrayLike, *, threshold: float = 12.0, border: int = 2) -> NDArray[np.bool_]:
