@@ -100,7 +100,7 @@ from huebench.color.reflectance import (
     unclipped,
 )
 from huebench.errors import HuebenchError, UnknownNameError
-from huebench.stats import quantile
+from huebench.stats import median, quantile
 
 __all__ = [
     "CANDIDATE_RULES",
@@ -630,10 +630,12 @@ class ColorScorer:
         full_mask = m
         if stride > 1:
             img, m = img[_grid(stride)], m[_grid(stride)]
+        depth = mask_depth(m, frame_cuts=self.frame_cuts)  # one transform: the erosion, the gloss test, the rim
         peeled = 0
         if self.peel is not None:
-            m, peeled = peel_background(img, m, max_delta_e=self.peel, frame_cuts=self.frame_cuts)
-        depth = mask_depth(m, frame_cuts=self.frame_cuts)  # one transform: the erosion, the gloss test, the rim
+            m, peeled = peel_background(img, m, max_delta_e=self.peel, frame_cuts=self.frame_cuts, depth=depth)
+            if peeled:
+                depth = mask_depth(m, frame_cuts=self.frame_cuts)
         inner = m
         if self.erode > 0:
             eroded = depth > self.erode
@@ -725,41 +727,59 @@ def peel_background(
     max_delta_e: float = 6.0,
     band: int = PEEL_BAND,
     frame_cuts: bool = FRAME_CUTS,
+    depth: NDArray[np.int32] | None = None,
 ) -> tuple[NDArray[np.bool_], int]:
     """The mask without the background it caught at its edge, and how many pixels that was.
 
-    A pixel of the mask's outer band (``band`` pixels in, :func:`~huebench.color.reflectance.mask_depth`)
-    goes when its colour is within ``max_delta_e`` (CIEDE2000) of the median colour just outside the
-    mask (a ring two pixels wide) and nearer to it than to the median of the mask's deep interior.
-    The object's own edge stays: shading, a rim or a reflection darkens or lightens it but does not
-    make it the backdrop's colour. Nothing is peeled where the ring looks like the interior (within
-    2 × ``max_delta_e``): the mask lies inside the object (a hand-drawn interior, a tight
-    segmentation), or the object stands on its own colour. Masks too small to have a deep interior,
-    or without a ring around them (an object that fills the frame), come back as they are, as does a
-    mask that would keep fewer than 20 pixels.
+    A pixel of the mask's outer band (``band`` pixels in, :func:`~huebench.color.reflectance.mask_depth`;
+    ``depth``: that transform, when the caller has it) goes when its colour is within
+    ``max_delta_e`` (CIEDE2000) of the median colour just outside the mask (a ring two pixels wide)
+    and nearer to it than to the median of the mask's deep interior. The object's own edge stays:
+    shading, a rim or a reflection darkens or lightens it but does not make it the backdrop's
+    colour. Nothing is peeled where the ring looks like the interior (within 2 × ``max_delta_e``):
+    the mask lies inside the object (a hand-drawn interior, a tight segmentation), or the object
+    stands on its own colour. Masks too small to have a deep interior, or without a ring around
+    them (an object that fills the frame), come back as they are, as does a mask that would keep
+    fewer than 20 pixels. The two medians read a fixed sample of at most
+    :data:`~huebench.color.reflectance.FIT_PIXELS` pixels (:func:`~huebench.color.reflectance.fit_sample`).
     """
     from scipy import ndimage
 
     m = np.asarray(mask, dtype=bool)
     img = np.asarray(image)
-    ring = ndimage.binary_dilation(m, iterations=2) & ~m
-    depth = mask_depth(m, frame_cuts=frame_cuts)
+    depth = mask_depth(m, frame_cuts=frame_cuts) if depth is None else depth
     edge, deep = m & (depth <= band), m & (depth > band)
-    if ring.sum() < 20 or deep.sum() < 20 or not edge.any():
+    n_deep = int(np.count_nonzero(deep))
+    if n_deep < 20 or not edge.any():
         return m, 0
-    outside = np.median(srgb_to_lab(img[ring]), axis=0)
-    inside = np.median(srgb_to_lab(img[deep]), axis=0)
-    if float(delta_e(outside, inside)) < 2 * max_delta_e:
+    ring = ndimage.binary_dilation(m, iterations=2) & ~m
+    n_ring = int(np.count_nonzero(ring))
+    if n_ring < 20:
+        return m, 0
+    ring_px, deep_px, edge_px = img[ring], img[deep], img[edge]
+    ring_px, deep_px = ring_px[fit_sample(n_ring)], deep_px[fit_sample(n_deep)]
+    lab = srgb_to_lab(np.concatenate([ring_px, deep_px, edge_px]))  # one conversion for the three
+    a, b = len(ring_px), len(ring_px) + len(deep_px)
+    outside = np.array([median(lab[:a, c]) for c in range(3)])
+    inside = np.array([median(lab[a:b, c]) for c in range(3)])
+    edge_lab = lab[b:]
+    n = len(edge_lab)
+    # one CIEDE2000 call: every edge pixel against the outside and the inside, and the two medians
+    de = delta_e(
+        np.concatenate([edge_lab, edge_lab, outside[None, :]]),
+        np.concatenate([np.broadcast_to(outside, (n, 3)), np.broadcast_to(inside, (n, 3)), inside[None, :]]),
+    )
+    if float(de[-1]) < 2 * max_delta_e:
         return m, 0  # what lies around the mask looks like the object: a mask inside it, nothing to peel
-    lab = srgb_to_lab(img[edge])
-    to_outside = delta_e(lab, outside[None, :])
-    drop = (to_outside < max_delta_e) & (to_outside < delta_e(lab, inside[None, :]))
-    n = int(drop.sum())
-    if n == 0 or m.sum() - n < 20:
+    to_outside, to_inside = de[:n], de[n : 2 * n]
+    drop = (to_outside < max_delta_e) & (to_outside < to_inside)
+    k = int(np.count_nonzero(drop))
+    if k == 0 or int(np.count_nonzero(m)) - k < 20:
         return m, 0
     out = m.copy()
-    out[np.nonzero(edge)[0][drop], np.nonzero(edge)[1][drop]] = False
-    return out, n
+    rows, cols = np.nonzero(edge)
+    out[rows[drop], cols[drop]] = False
+    return out, k
 
 
 def segment_offline(image: ArrayLike, *, threshold: float = 12.0, border: int = 2) -> NDArray[np.bool_]:
