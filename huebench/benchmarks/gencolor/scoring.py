@@ -14,7 +14,8 @@ Choices beyond the paper, each measured on the known-colour renders (``perf/scor
 compares them side by side; quick L2 / CSS renders, exact masks):
 
 - the mask loses its 1-pixel border (anti-aliased edge pixels mix object and background), except
-  where the image's frame cuts the object (``frame_cuts``);
+  where the image's frame cuts the object (``frame_cuts``), and the pixels at its edge that look
+  like what lies around it: the background a loose mask caught (``peel``, :func:`peel_background`);
 - glossy surfaces reflect white (dichromatic reflection model; the physics is the colour core's,
   :mod:`huebench.color.reflectance`). A surface whose lit half is not uniformly saturated looks
   glossy (``looks_glossy``); a dielectric reflects about 4 % of its surroundings even where it
