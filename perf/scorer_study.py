@@ -376,7 +376,7 @@ def main() -> None:
     )
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
-    changed = [flag for flag, on in (("--surround", args.surround), ("--cut", args.cut), ("--loose", args.loose)) if on]
+    changed = [flag for flag, _ in image_changes(args)]
     others = [
         flag
         for flag, on in (
@@ -407,7 +407,7 @@ def main() -> None:
     if args.work_bound:
         work_bound(args.system)
         return
-    if args.paired or args.dump or args.surround or args.cut or args.loose:
+    if args.paired or args.dump or changed:
         every_family(args)
         return
     t0 = time.perf_counter()
@@ -543,9 +543,23 @@ def loose_masks(masks: list[np.ndarray], grow: int) -> list[np.ndarray]:
     return [ndimage.binary_dilation(m, iterations=grow) for m in masks]
 
 
+def image_changes(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The changes to the images that ``--cut``, ``--surround`` and ``--loose`` ask for, in the order
+    :func:`every_family` makes them: (option, what it does)."""
+    return [
+        (flag, what)
+        for flag, what, on in (
+            ("--cut", f"cut by the frame ({CUT:.0%} of the object's width cropped at the left)", args.cut),
+            ("--surround", f"on coloured surroundings ({len(SURROUNDS)} colours in turn)", args.surround),
+            ("--loose", f"masks {args.loose} px too large", bool(args.loose)),
+        )
+        if on
+    ]
+
+
 def every_family(args: argparse.Namespace) -> None:
     """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
-    microfacet), each cached apart; with ``--cut`` and/or ``--surround`` on the changed images,
+    microfacet), each cached apart; with ``--cut``, ``--surround`` and/or ``--loose`` on the changed images,
     after the default's accuracy on the images as made and on the changed ones."""
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
@@ -558,7 +572,7 @@ def every_family(args: argparse.Namespace) -> None:
     n = len(meta)
     families = np.array([m["family"] for m in meta])
     original = None
-    if args.surround or args.cut or args.loose:
+    if image_changes(args):
         with ProcessPoolExecutor(
             max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
         ) as pool:
@@ -582,15 +596,7 @@ def every_family(args: argparse.Namespace) -> None:
         default = score_all(pool, args.system, {}, n)
         tables = [(name, ast.literal_eval(options)) for name, options in (v.split("=", 1) for v in args.paired)]
         if original is not None:
-            changed = " and ".join(
-                what
-                for what, on in (
-                    (f"cut by the frame ({CUT:.0%} of the object's width cropped at the left)", args.cut),
-                    (f"on coloured surroundings ({len(SURROUNDS)} colours in turn)", args.surround),
-                    (f"masks {args.loose} px too large", bool(args.loose)),
-                )
-                if on
-            )
+            changed = " and ".join(what for _, what in image_changes(args))
             print(
                 f"\nthe default, each image as made → {changed}, the object's pixels as they were; "
                 "the variants below are paired on the changed images"

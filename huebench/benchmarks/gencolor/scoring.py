@@ -632,11 +632,9 @@ class ColorScorer:
         if stride > 1:
             img, m = img[_grid(stride)], m[_grid(stride)]
         depth = mask_depth(m, frame_cuts=self.frame_cuts)  # one transform: the erosion, the gloss test, the rim
-        peeled = 0
-        if self.peel is not None:
-            m, peeled = peel_background(img, m, max_delta_e=self.peel, frame_cuts=self.frame_cuts, depth=depth)
-            if peeled:
-                depth = mask_depth(m, frame_cuts=self.frame_cuts)
+        m, peeled = peel_background(img, m, max_delta_e=self.peel, frame_cuts=self.frame_cuts, depth=depth)
+        if peeled:
+            depth = mask_depth(m, frame_cuts=self.frame_cuts)
         inner = m
         if self.erode > 0:
             eroded = depth > self.erode
@@ -725,7 +723,7 @@ def peel_background(
     image: NDArray[np.uint8],
     mask: NDArray[np.bool_],
     *,
-    max_delta_e: float = 6.0,
+    max_delta_e: float | None = PEEL_DELTA_E,
     band: int = PEEL_BAND,
     frame_cuts: bool = FRAME_CUTS,
     depth: NDArray[np.int32] | None = None,
@@ -741,12 +739,14 @@ def peel_background(
     the mask lies inside the object (a hand-drawn interior, a tight segmentation), or the object
     stands on its own colour. Masks too small to have a deep interior, or without a ring around
     them (an object that fills the frame), come back as they are, as does a mask that would keep
-    fewer than 20 pixels. The two medians read a fixed sample of at most
+    fewer than 20 pixels; so does every mask with ``max_delta_e`` None. The two medians read a fixed sample of at most
     :data:`~huebench.color.reflectance.FIT_PIXELS` pixels (:func:`~huebench.color.reflectance.fit_sample`).
     """
     from scipy import ndimage
 
     m = np.asarray(mask, dtype=bool)
+    if max_delta_e is None:
+        return m, 0
     img = np.asarray(image)
     depth = mask_depth(m, frame_cuts=frame_cuts) if depth is None else depth
     edge, deep = m & (depth <= band), m & (depth > band)
