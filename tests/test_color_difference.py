@@ -117,8 +117,10 @@ def test_metrics_are_symmetric_non_negative_and_zero_on_identity(a, b):
 
 def test_ciede2000_is_the_same_at_any_batch_size_for_opposite_hues():
     # exact 180° hue differences: a tie in Sharma et al.'s rules that the NumPy path and the fused
-    # kernel (batches ≥ 65,536) once broke differently (32.94 alone, 39.68 in a large batch)
+    # kernel (then batches ≥ 65,536) once broke differently (32.94 alone, 39.68 in a large batch);
+    # both paths, one pair at a time and in a batch of 100,000
     from huebench.color import delta_e
+    from huebench.color.difference import ciede2000_numpy
 
     pairs = np.array(
         [
@@ -130,12 +132,17 @@ def test_ciede2000_is_the_same_at_any_batch_size_for_opposite_hues():
         dtype=np.float64,
     )
     alone = np.array([float(delta_e(a, b)) for a, b in pairs])
+    reference = np.array([float(ciede2000_numpy(a, b, 1.0, 1.0, 1.0)) for a, b in pairs])
     assert alone[0] == pytest.approx(32.9419, abs=1e-4)
-    big = np.tile(pairs, (25_000, 1, 1))  # 100,000 pairs: the kernel path
-    batched = delta_e(big[:, 0], big[:, 1])
-    assert np.abs(batched.reshape(-1, 4) - alone).max() < 1e-9
-    swapped = delta_e(big[:, 1], big[:, 0])
-    assert np.abs(swapped.reshape(-1, 4) - alone).max() < 1e-9
+    assert np.abs(alone - reference).max() < 1e-9
+    big = np.tile(pairs, (25_000, 1, 1))  # 100,000 pairs
+    for batched in (
+        delta_e(big[:, 0], big[:, 1]),
+        delta_e(big[:, 1], big[:, 0]),
+        ciede2000_numpy(big[:, 0], big[:, 1], 1.0, 1.0, 1.0),
+        ciede2000_numpy(big[:, 1], big[:, 0], 1.0, 1.0, 1.0),
+    ):
+        assert np.abs(batched.reshape(-1, 4) - reference).max() < 1e-9
 
 
 def test_sharma_2005_pairs_through_the_compiled_kernel():

@@ -15,7 +15,7 @@ from huebench.color.difference import ciede2000_numpy
 
 pytestmark = pytest.mark.skipif(not _kernels.AVAILABLE, reason="numba not installed")
 
-N = _kernels.MIN_ELEMENTS + 123  # not a multiple of the block size: the last block is partial
+N = 65_536 + 123  # many blocks, and not a multiple of the block size: the last block is partial
 
 
 def _lab_numpy(rgb):
@@ -224,3 +224,109 @@ def test_core_works_without_numba():
     de_sum, level_sum = out.split()
     assert float(de_sum) == pytest.approx(float(color.delta_e(lab, lab[::-1]).sum()), rel=1e-12)
     assert int(level_sum) == int(color.linear_to_srgb8(np.linspace(-0.1, 1.1, 300000).reshape(-1, 3)).sum())
+
+
+def _random_masks(rng, count, density=(0.3, 1.0)):
+    for _ in range(count):
+        h, w = rng.integers(1, 14, 2)
+        yield rng.random((h, w)) < rng.uniform(*density)
+
+
+def test_mask_transforms_are_scipys_bit_for_bit(monkeypatch):
+    # the compiled distance transform and dilation against SciPy's, on masks of every small shape
+    # (one pixel, one row, touching the frame, full, empty), and the scorer's functions built on them
+    # against their SciPy fallback
+    from types import SimpleNamespace
+
+    from scipy import ndimage
+
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(3)
+    masks = [
+        *_random_masks(rng, 600),
+        *_random_masks(rng, 200, (0.0, 0.3)),
+        np.ones((5, 7), bool),
+        np.zeros((4, 4), bool),
+    ]
+    for m in masks:
+        for border_is_background in (True, False):
+            padded = np.pad(m, 1, mode="constant" if border_is_background else "edge")
+            expected = ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
+            got = _kernels.taxicab_depth(m, outside_is_background=border_is_background)
+            if np.all(expected < 0):  # SciPy's "no background anywhere"
+                assert np.all(got == sum(m.shape) + 2)
+            else:
+                assert np.array_equal(got, expected)
+    compiled = [
+        (reflectance.mask_depth(m, frame_cuts=f), reflectance.grow_mask(m, g))
+        for m in masks
+        for f in (True, False)
+        for g in (1, 2)
+    ]
+    monkeypatch.setattr(reflectance, "_kernels", SimpleNamespace(AVAILABLE=False))
+    fallback = [
+        (reflectance.mask_depth(m, frame_cuts=f), reflectance.grow_mask(m, g))
+        for m in masks
+        for f in (True, False)
+        for g in (1, 2)
+    ]
+    for (depth, grown), (depth_ref, grown_ref) in zip(compiled, fallback, strict=True):
+        assert np.array_equal(depth, depth_ref) and depth.dtype == depth_ref.dtype
+        assert np.array_equal(grown, grown_ref)
+
+
+@pytest.mark.parametrize("sigma", [1.0, 0.7, 2.5])
+def test_gaussian_blur_is_scipys_bit_for_bit(sigma):
+    from scipy import ndimage
+
+    from huebench.color.reflectance import gaussian_blur
+
+    rng = np.random.default_rng(4)
+    for _ in range(150):
+        h, w = rng.integers(1, 40, 2)  # shorter than the kernel too: SciPy reflects again and again
+        scale = rng.choice([1e-3, 1.0, 255.0])
+        plane = rng.random((h, w)) * scale
+        image = rng.random((h, w, 3)) * scale
+        assert np.array_equal(gaussian_blur(plane, sigma), ndimage.gaussian_filter(plane, sigma))
+        assert np.array_equal(gaussian_blur(image, sigma), ndimage.gaussian_filter(image, (sigma, sigma, 0.0)))
+
+
+def test_small_inputs_run_serially_with_the_same_numbers():
+    # below PARALLEL_FROM pixels the same block code runs on the calling thread: cut into small
+    # pieces, a large input gives the same bits as in one parallel call
+    rng = np.random.default_rng(5)
+    n, piece = _kernels.PARALLEL_FROM + 4321, 1000
+    rgb = rng.integers(0, 256, (n, 3), dtype=np.uint8)
+    lab = color.srgb_to_lab(rgb)
+    other = lab[::-1].copy()
+    ref = np.array([52.0, 30.0, -41.0])
+    lin = rng.random((n, 3)) * 1.2 - 0.1
+
+    def pieces(fn, *arrays):
+        return np.concatenate([fn(*(a[i : i + piece] for a in arrays)) for i in range(0, n, piece)])
+
+    assert np.array_equal(pieces(color.srgb_to_lab, rgb), lab)
+    assert np.array_equal(pieces(lambda x: color.delta_e(x, ref), lab), color.delta_e(lab, ref))
+    assert np.array_equal(pieces(color.delta_e, lab, other), color.delta_e(lab, other))
+    assert np.array_equal(pieces(lambda x: color.srgb_delta_e(x, ref), rgb), color.srgb_delta_e(rgb, ref))
+    assert np.array_equal(pieces(color.linear_to_srgb8, lin), color.linear_to_srgb8(lin))
+    assert np.array_equal(pieces(cv.srgb_to_lab, lin), cv.srgb_to_lab(lin))
+
+
+def test_a_process_that_converted_a_few_colours_can_still_fork():
+    # GNU OpenMP terminates the child of a process whose OpenMP threads have started: small inputs
+    # must not start them, so that multiprocessing's fork (Linux's default) keeps working
+    code = (
+        "import multiprocessing as mp, numpy as np\n"
+        "from huebench import color\n"
+        "def child():\n"
+        "    color.srgb_to_lab(np.zeros((200_000, 3), np.uint8))\n"
+        "if __name__ == '__main__':\n"
+        "    rgb = np.random.default_rng(0).integers(0, 256, (5_000, 3), dtype=np.uint8)\n"
+        "    color.delta_e(color.srgb_to_lab(rgb), np.array([50.0, 0.0, 0.0])); color.linear_to_srgb8(np.ones((5_000, 3)) / 2)\n"
+        "    p = mp.get_context('fork').Process(target=child); p.start(); p.join(120)\n"
+        "    print(p.exitcode)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.split()[-1] == "0", out.stderr

@@ -23,27 +23,38 @@ fast path for large float64 work and are held to it by ``tests/test_color_kernel
   same branch on both paths at any batch size.
 - **Fused when only ΔE is wanted.** :func:`srgb8_ciede2000` goes from 8-bit sRGB to ΔE00 against
   one reference colour without writing the Lab image out.
-- **Threads.** Blocks are handed out :data:`CHUNK` at a time to numba's threads (as many as
-  ``numba.get_num_threads()``: the cores, or one in huebench's worker processes).
+- **Threads.** From :data:`PARALLEL_FROM` pixels, blocks are handed out :data:`CHUNK` at a time to
+  numba's threads (as many as ``numba.get_num_threads()``: the cores, or one in huebench's worker
+  processes); smaller inputs run the same block code on the calling thread (:func:`enabled`).
 
 :func:`linear_to_srgb8` is the 8-bit encoder of ``conversions.linear_to_srgb8``: a table look-up
 and one comparison per value instead of the transfer function.
 
-The kernels compile on first use (cached on disk by numba), so callers only route arrays of at
-least :data:`MIN_ELEMENTS` pixels here.
+The kernels compile on first use (cached on disk by numba). Every non-empty array takes them, small
+ones too: on the few hundred pixels of a small object, or the four candidates of a target, a call
+costs a few µs against 100–140 µs for the NumPy code's dozens of array operations (the scorer's
+own figures are in docs/performance.md). The NumPy code stays the reference the kernels are tested
+against, and the path of machines without numba (``HUEBENCH_NO_NUMBA=1``).
+
+The taxicab distance transform and the symmetric Gaussian blur (:func:`taxicab_depth`,
+:func:`gaussian_blur`) give SciPy's results bit for bit: they are compiled without any fast-math
+flag and add in SciPy's order. On a 48-px object SciPy's calls cost more in dispatch than in work.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-MIN_ELEMENTS = 65_536
 #: pixels per block: the scratch arrays of a block (six float64 planes, 24 KiB) stay in L1
 BLOCK = 512
+#: inputs of at least this many pixels run on numba's threads; smaller ones on the calling thread
+#: (enabled(): the threads' start-up costs more than such an input's work)
+PARALLEL_FROM = 65_536
 #: blocks a thread takes at a time: threads take chunks as they finish (dynamic scheduling), so a
 #: thread that the OS delays on a busy machine does not hold the others up at the end
 CHUNK = 16
@@ -59,7 +70,12 @@ except ImportError:  # pragma: no cover - exercised via HUEBENCH_NO_NUMBA in tes
 
 
 def enabled(n_elements: int) -> bool:
-    return AVAILABLE and n_elements >= MIN_ELEMENTS
+    """Do inputs of this many pixels take the kernels? Every non-empty one where numba is: below
+    :data:`PARALLEL_FROM` pixels on the calling thread only, so that a process that converts a few
+    colours never starts numba's threads — with the GNU OpenMP threading layer a process whose
+    threads have started cannot ``fork()`` safely (its children are terminated), and
+    ``multiprocessing``'s default start method on Linux forks."""
+    return AVAILABLE and n_elements > 0
 
 
 # Polynomial coefficients, lowest order first: interpolants at Chebyshev nodes computed in 60-digit
@@ -412,95 +428,221 @@ if AVAILABLE:
             out[i + 1] = A[j]
             out[i + 2] = B[j]
 
+    @_jit(inline="always")
+    def _blocks(n):  # pragma: no cover - compiled
+        return (n + BLOCK - 1) // BLOCK
+
+    @_jit(inline="always")
+    def _span(blk, n):  # pragma: no cover - compiled
+        # the first pixel of block blk and its number of pixels
+        s = blk * BLOCK
+        return s, min(s + BLOCK, n) - s
+
+    # Each kernel is one block's work (inlined) and two loops over the blocks: the parallel one for
+    # large inputs, and a serial one for small inputs, which never starts numba's threads (their
+    # start-up costs more than a small input's work, and a process whose GNU OpenMP threads have
+    # started cannot fork safely: see enabled())
+
+    @_jit(inline="always")
+    def _srgb8_to_lab_block(rgb, lut, m, out, blk):  # pragma: no cover - compiled
+        # rgb: (3n,) uint8; lut: the sRGB decoding of 0..255; out: (3n,) float64
+        s, k = _span(blk, out.shape[0] // 3)
+        buf = np.empty(6 * BLOCK)
+        _decode_block(rgb, lut, buf, s, k)
+        r, g, b, L, A, B = _planes(buf)
+        _lab_block(r, g, b, L, A, B, k, m)  # 8-bit input: t ≤ 1.00005, never out of range
+        _join_block(L, A, B, out, s, k)
+
     @_jit(parallel=True)
     def _srgb8_to_lab(rgb, lut, m, out):  # pragma: no cover - compiled
-        # rgb: (3n,) uint8; lut: the sRGB decoding of 0..255; out: (3n,) float64
-        n = out.shape[0] // 3
-        for blk in prange((n + BLOCK - 1) // BLOCK):
-            s = blk * BLOCK
-            k = min(s + BLOCK, n) - s
-            buf = np.empty(6 * BLOCK)
-            _decode_block(rgb, lut, buf, s, k)
-            r, g, b, L, A, B = _planes(buf)
-            _lab_block(r, g, b, L, A, B, k, m)  # 8-bit input: t ≤ 1.00005, never out of range
-            _join_block(L, A, B, out, s, k)
+        for blk in prange(_blocks(out.shape[0] // 3)):
+            _srgb8_to_lab_block(rgb, lut, m, out, blk)
+
+    @_jit()
+    def _srgb8_to_lab_serial(rgb, lut, m, out):  # pragma: no cover - compiled
+        for blk in range(_blocks(out.shape[0] // 3)):
+            _srgb8_to_lab_block(rgb, lut, m, out, blk)
+
+    @_jit(inline="always")
+    def _linear_to_lab_block(lin, m, out, blk):  # pragma: no cover - compiled
+        # lin: (3n,) float64 linear RGB; out: (3n,) float64
+        s, k = _span(blk, out.shape[0] // 3)
+        buf = np.empty(6 * BLOCK)
+        _split_block(lin, buf, 0, s, k)
+        r, g, b, L, A, B = _planes(buf)
+        if _lab_block(r, g, b, L, A, B, k, m):
+            _lab_fix(r, g, b, L, A, B, k, m)
+        _join_block(L, A, B, out, s, k)
 
     @_jit(parallel=True)
     def _linear_to_lab(lin, m, out):  # pragma: no cover - compiled
-        # lin: (3n,) float64 linear RGB; out: (3n,) float64
-        n = out.shape[0] // 3
-        for blk in prange((n + BLOCK - 1) // BLOCK):
-            s = blk * BLOCK
-            k = min(s + BLOCK, n) - s
-            buf = np.empty(6 * BLOCK)
-            _split_block(lin, buf, 0, s, k)
-            r, g, b, L, A, B = _planes(buf)
-            if _lab_block(r, g, b, L, A, B, k, m):
-                _lab_fix(r, g, b, L, A, B, k, m)
-            _join_block(L, A, B, out, s, k)
+        for blk in prange(_blocks(out.shape[0] // 3)):
+            _linear_to_lab_block(lin, m, out, blk)
+
+    @_jit()
+    def _linear_to_lab_serial(lin, m, out):  # pragma: no cover - compiled
+        for blk in range(_blocks(out.shape[0] // 3)):
+            _linear_to_lab_block(lin, m, out, blk)
+
+    @_jit(inline="always")
+    def _ciede2000_ref_block(lab, L2, a2, b2, out, kL, kC, kH, ref_first, blk):  # pragma: no cover - compiled
+        # lab: (3n,) float64; one reference colour (second argument of ΔE, or first if ref_first)
+        s, k = _span(blk, out.shape[0])
+        buf = np.empty(3 * BLOCK)
+        _split_block(lab, buf, 0, s, k)
+        _de_block_ref(
+            buf[:BLOCK], buf[BLOCK : 2 * BLOCK], buf[2 * BLOCK :], L2, a2, b2, out[s : s + k], k, kL, kC, kH, ref_first
+        )
 
     @_jit(parallel=True)
     def _ciede2000_ref(lab, L2, a2, b2, out, kL, kC, kH, ref_first):  # pragma: no cover - compiled
-        # lab: (3n,) float64; one reference colour (second argument of ΔE, or first if ref_first)
-        n = out.shape[0]
-        for blk in prange((n + BLOCK - 1) // BLOCK):
-            s = blk * BLOCK
-            k = min(s + BLOCK, n) - s
-            buf = np.empty(3 * BLOCK)
-            _split_block(lab, buf, 0, s, k)
-            _de_block_ref(
-                buf[:BLOCK],
-                buf[BLOCK : 2 * BLOCK],
-                buf[2 * BLOCK :],
-                L2,
-                a2,
-                b2,
-                out[s : s + k],
-                k,
-                kL,
-                kC,
-                kH,
-                ref_first,
-            )
+        for blk in prange(_blocks(out.shape[0])):
+            _ciede2000_ref_block(lab, L2, a2, b2, out, kL, kC, kH, ref_first, blk)
+
+    @_jit()
+    def _ciede2000_ref_serial(lab, L2, a2, b2, out, kL, kC, kH, ref_first):  # pragma: no cover - compiled
+        for blk in range(_blocks(out.shape[0])):
+            _ciede2000_ref_block(lab, L2, a2, b2, out, kL, kC, kH, ref_first, blk)
+
+    @_jit(inline="always")
+    def _ciede2000_pair_block(lab1, lab2, out, kL, kC, kH, blk):  # pragma: no cover - compiled
+        s, k = _span(blk, out.shape[0])
+        buf = np.empty(6 * BLOCK)
+        _split_block(lab1, buf, 0, s, k)
+        _split_block(lab2, buf, 3 * BLOCK, s, k)
+        L1, A1, B1, L2, A2, B2 = _planes(buf)
+        _de_block_pair(L1, A1, B1, L2, A2, B2, out[s : s + k], k, kL, kC, kH)
 
     @_jit(parallel=True)
     def _ciede2000_pair(lab1, lab2, out, kL, kC, kH):  # pragma: no cover - compiled
-        n = out.shape[0]
-        for blk in prange((n + BLOCK - 1) // BLOCK):
-            s = blk * BLOCK
-            k = min(s + BLOCK, n) - s
-            buf = np.empty(6 * BLOCK)
-            _split_block(lab1, buf, 0, s, k)
-            _split_block(lab2, buf, 3 * BLOCK, s, k)
-            L1, A1, B1, L2, A2, B2 = _planes(buf)
-            _de_block_pair(L1, A1, B1, L2, A2, B2, out[s : s + k], k, kL, kC, kH)
+        for blk in prange(_blocks(out.shape[0])):
+            _ciede2000_pair_block(lab1, lab2, out, kL, kC, kH, blk)
+
+    @_jit()
+    def _ciede2000_pair_serial(lab1, lab2, out, kL, kC, kH):  # pragma: no cover - compiled
+        for blk in range(_blocks(out.shape[0])):
+            _ciede2000_pair_block(lab1, lab2, out, kL, kC, kH, blk)
+
+    @_jit(inline="always")
+    def _srgb8_ciede2000_block(rgb, lut, m, L2, a2, b2, out, kL, kC, kH, blk):  # pragma: no cover - compiled
+        # 8-bit sRGB -> Lab -> ΔE00 against (L2, a2, b2), the Lab kept in the block's scratch only
+        s, k = _span(blk, out.shape[0])
+        buf = np.empty(6 * BLOCK)
+        _decode_block(rgb, lut, buf, s, k)
+        r, g, b, L, A, B = _planes(buf)
+        _lab_block(r, g, b, L, A, B, k, m)
+        _de_block_ref(L, A, B, L2, a2, b2, out[s : s + k], k, kL, kC, kH, False)
 
     @_jit(parallel=True)
     def _srgb8_ciede2000(rgb, lut, m, L2, a2, b2, out, kL, kC, kH):  # pragma: no cover - compiled
-        # 8-bit sRGB -> Lab -> ΔE00 against (L2, a2, b2), the Lab kept in the block's scratch only
-        n = out.shape[0]
-        for blk in prange((n + BLOCK - 1) // BLOCK):
-            s = blk * BLOCK
-            k = min(s + BLOCK, n) - s
-            buf = np.empty(6 * BLOCK)
-            _decode_block(rgb, lut, buf, s, k)
-            r, g, b, L, A, B = _planes(buf)
-            _lab_block(r, g, b, L, A, B, k, m)
-            _de_block_ref(L, A, B, L2, a2, b2, out[s : s + k], k, kL, kC, kH, False)
+        for blk in prange(_blocks(out.shape[0])):
+            _srgb8_ciede2000_block(rgb, lut, m, L2, a2, b2, out, kL, kC, kH, blk)
+
+    @_jit()
+    def _srgb8_ciede2000_serial(rgb, lut, m, L2, a2, b2, out, kL, kC, kH):  # pragma: no cover - compiled
+        for blk in range(_blocks(out.shape[0])):
+            _srgb8_ciede2000_block(rgb, lut, m, L2, a2, b2, out, kL, kC, kH, blk)
+
+    @_jit(inline="always")
+    def _srgb8_level(x, thresholds, bins, n_bins, out, i):  # pragma: no cover - compiled
+        # conversions.linear_to_srgb8: level = bins[bin of x] + (x >= next threshold)
+        v = x[i]
+        v = v if v > 0.0 else 0.0  # negative, -0.0 and NaN -> 0
+        v = v if v < 1.0 else 1.0
+        level = np.int64(bins[np.int64(v * n_bins)])
+        out[i] = level + (v >= thresholds[level + 1])
 
     @_jit(parallel=True)
     def _linear_to_srgb8(x, thresholds, bins, n_bins, out):  # pragma: no cover - compiled
-        # conversions.linear_to_srgb8: level = bins[bin of x] + (x >= next threshold)
         for i in prange(x.shape[0]):
-            v = x[i]
-            v = v if v > 0.0 else 0.0  # negative, -0.0 and NaN -> 0
-            v = v if v < 1.0 else 1.0
-            level = np.int64(bins[np.int64(v * n_bins)])
-            out[i] = level + (v >= thresholds[level + 1])
+            _srgb8_level(x, thresholds, bins, n_bins, out, i)
+
+    @_jit()
+    def _linear_to_srgb8_serial(x, thresholds, bins, n_bins, out):  # pragma: no cover - compiled
+        for i in range(x.shape[0]):
+            _srgb8_level(x, thresholds, bins, n_bins, out, i)
+
+    # -- small images: SciPy's results, bit for bit, without its per-call overhead ------------
+
+    def _exact_jit(**kwargs):
+        # no fast-math flag at all, not even contract: these kernels repeat SciPy's arithmetic
+        # operation for operation, so that their results are SciPy's to the last bit
+        return njit(error_model="numpy", cache=True, **kwargs)
+
+    @_exact_jit()
+    def _taxicab_depth(mask, outside_is_background, out):  # pragma: no cover - compiled
+        # city-block distance of every pixel to the nearest False (0 on False): two raster passes,
+        # exact for this metric. Beyond the array lies background (outside_is_background) or
+        # nothing; with no background at all every pixel keeps the sentinel h + w + 2
+        h, w = mask.shape
+        far = h + w + 2
+        for i in range(h):
+            for j in range(w):
+                if not mask[i, j]:
+                    out[i, j] = 0
+                    continue
+                v = far
+                if outside_is_background:
+                    v = min(v, i + 1, j + 1, h - i, w - j)
+                if i > 0:
+                    v = min(v, out[i - 1, j] + 1)
+                if j > 0:
+                    v = min(v, out[i, j - 1] + 1)
+                out[i, j] = v
+        for i in range(h - 1, -1, -1):
+            for j in range(w - 1, -1, -1):
+                v = out[i, j]
+                if v == 0:
+                    continue
+                if i < h - 1:
+                    v = min(v, out[i + 1, j] + 1)
+                if j < w - 1:
+                    v = min(v, out[i, j + 1] + 1)
+                out[i, j] = v
+
+    @_exact_jit()
+    def _reflect(k, n):  # pragma: no cover - compiled
+        # the index SciPy's "reflect" mode (d c b a | a b c d | d c b a) reads for position k
+        k = k % (2 * n)
+        return k if k < n else 2 * n - 1 - k
+
+    @_exact_jit()
+    def _correlate_symmetric(src, weights, axis, out):  # pragma: no cover - compiled
+        # scipy.ndimage.correlate1d(src, weights, axis, mode="reflect") for a symmetric kernel of
+        # 2r+1 weights on an (H, W, C) array: each line read into a reflected buffer, then SciPy's
+        # sum — the centre term first, then the pairs from the outermost in
+        h, w, c = src.shape
+        r = weights.shape[0] // 2
+        n = h if axis == 0 else w
+        lines = w if axis == 0 else h
+        buf = np.empty(n + 2 * r)
+        for line in range(lines):
+            for ch in range(c):
+                for k in range(n + 2 * r):
+                    i = _reflect(k - r, n)
+                    buf[k] = src[i, line, ch] if axis == 0 else src[line, i, ch]
+                for t in range(n):
+                    acc = buf[t + r] * weights[r]
+                    for jj in range(r):
+                        acc += (buf[t + jj] + buf[t + 2 * r - jj]) * weights[jj]
+                    if axis == 0:
+                        out[t, line, ch] = acc
+                    else:
+                        out[line, t, ch] = acc
 
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
     return np.ascontiguousarray(arr).reshape(-1)
+
+
+def _run(parallel: Any, serial: Any, pixels: int, chunk: int, *args: Any) -> None:
+    """One kernel over ``pixels`` pixels: on numba's threads from :data:`PARALLEL_FROM` pixels (blocks
+    handed out ``chunk`` at a time), else on the calling thread alone."""
+    if pixels < PARALLEL_FROM:
+        serial(*args)
+        return
+    with parallel_chunksize(chunk):
+        parallel(*args)
 
 
 def ciede2000(
@@ -515,27 +657,25 @@ def ciede2000(
         ref_first = lab2.size != 3
         ref = (lab1 if ref_first else lab2).reshape(3)
         many = np.broadcast_to(lab2 if ref_first else lab1, shape)
-        with parallel_chunksize(CHUNK):
-            _ciede2000_ref(_flat(many), float(ref[0]), float(ref[1]), float(ref[2]), flat_out, *k, ref_first)
+        refs = (float(ref[0]), float(ref[1]), float(ref[2]))
+        _run(_ciede2000_ref, _ciede2000_ref_serial, out.size, CHUNK, _flat(many), *refs, flat_out, *k, ref_first)
     else:
-        with parallel_chunksize(CHUNK):
-            _ciede2000_pair(_flat(np.broadcast_to(lab1, shape)), _flat(np.broadcast_to(lab2, shape)), flat_out, *k)
+        pair = (_flat(np.broadcast_to(lab1, shape)), _flat(np.broadcast_to(lab2, shape)), flat_out, *k)
+        _run(_ciede2000_pair, _ciede2000_pair_serial, out.size, CHUNK, *pair)
     return out
 
 
 def linear_to_lab(lin: NDArray[np.float64], m: NDArray[np.float64]) -> NDArray[np.float64]:
     """Linear RGB (…, 3) float64 to CIELAB; ``m`` is RGB→XYZ with the white point divided out."""
     out = np.empty(lin.shape, dtype=np.float64)
-    with parallel_chunksize(CHUNK):
-        _linear_to_lab(_flat(lin), m, out.reshape(-1))
+    _run(_linear_to_lab, _linear_to_lab_serial, out.size // 3, CHUNK, _flat(lin), m, out.reshape(-1))
     return out
 
 
 def srgb8_to_lab(rgb8: NDArray[np.uint8], lut: NDArray[np.float64], m: NDArray[np.float64]) -> NDArray[np.float64]:
     """8-bit sRGB (…, 3) to CIELAB through the linearisation table ``lut``."""
     out = np.empty(rgb8.shape, dtype=np.float64)
-    with parallel_chunksize(CHUNK):
-        _srgb8_to_lab(_flat(rgb8), lut, m, out.reshape(-1))
+    _run(_srgb8_to_lab, _srgb8_to_lab_serial, out.size // 3, CHUNK, _flat(rgb8), lut, m, out.reshape(-1))
     return out
 
 
@@ -551,10 +691,19 @@ def srgb8_ciede2000(
     """ΔE00 between 8-bit sRGB pixels (…, 3) and one CIELAB colour, without the Lab image."""
     out = np.empty(rgb8.shape[:-1], dtype=np.float64)
     r = ref.reshape(3)
-    with parallel_chunksize(CHUNK):
-        _srgb8_ciede2000(
-            _flat(rgb8), lut, m, float(r[0]), float(r[1]), float(r[2]), out.reshape(-1), float(kL), float(kC), float(kH)
-        )
+    args = (
+        _flat(rgb8),
+        lut,
+        m,
+        float(r[0]),
+        float(r[1]),
+        float(r[2]),
+        out.reshape(-1),
+        float(kL),
+        float(kC),
+        float(kH),
+    )
+    _run(_srgb8_ciede2000, _srgb8_ciede2000_serial, out.size, CHUNK, *args)
     return out
 
 
@@ -563,6 +712,29 @@ def linear_to_srgb8(
 ) -> NDArray[np.uint8]:
     """8-bit sRGB levels of linear values by threshold counting (see conversions.linear_to_srgb8)."""
     out = np.empty(linear.shape, dtype=np.uint8)
-    with parallel_chunksize(CHUNK * BLOCK):
-        _linear_to_srgb8(_flat(linear), thresholds, bins, float(n_bins), out.reshape(-1))
+    args = (_flat(linear), thresholds, bins, float(n_bins), out.reshape(-1))
+    _run(_linear_to_srgb8, _linear_to_srgb8_serial, out.size // 3, CHUNK * BLOCK, *args)
     return out
+
+
+def taxicab_depth(mask: NDArray[np.bool_], *, outside_is_background: bool) -> NDArray[np.int32]:
+    """City-block distance of each pixel of a 2-D boolean array to its nearest False (0 there).
+    Beyond the array lies background (``outside_is_background``) or nothing; an array with no
+    background anywhere gives ``h + w + 2`` everywhere."""
+    m = np.ascontiguousarray(mask, dtype=np.bool_)
+    out = np.empty(m.shape, dtype=np.int32)
+    _taxicab_depth(m, bool(outside_is_background), out)
+    return out
+
+
+def gaussian_blur(x: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``scipy.ndimage.gaussian_filter`` over the first two axes of an (H, W) or (H, W, C) float64
+    array (mode "reflect"), ``weights`` being its symmetric 1-D kernel: axis 0, then axis 1."""
+    src = np.ascontiguousarray(x, dtype=np.float64)
+    cube = src.reshape(src.shape[0], src.shape[1], -1)
+    mid = np.empty_like(cube)
+    out = np.empty_like(cube)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    _correlate_symmetric(cube, w, 0, mid)
+    _correlate_symmetric(mid, w, 1, out)
+    return out.reshape(src.shape)

@@ -37,6 +37,7 @@ methods and settings by name. The defaults below are GenColorBench's scorer's
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +46,7 @@ from numpy.typing import NDArray
 
 from huebench import stats
 from huebench._suggest import suggestion_text
+from huebench.color import _kernels
 from huebench.color._rows import row_all, row_any, row_mean, row_norm, row_sum
 from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
 from huebench.errors import HuebenchError, UnknownNameError
@@ -76,6 +78,8 @@ __all__ = [
     "diffuse_reconstruction",
     "fit_sample",
     "fit_veil",
+    "gaussian_blur",
+    "grow_mask",
     "has_shading",
     "light_colour",
     "looks_glossy",
@@ -220,14 +224,54 @@ def mask_depth(mask: NDArray[np.bool_], *, frame_cuts: bool = True) -> NDArray[n
     mixes in the background — as ``scipy.ndimage.binary_erosion(m, iterations=k, border_value=1)``
     gives; without, the border is the object's edge (``border_value=0``).
     """
-    from scipy import ndimage
+    m = np.asarray(mask, dtype=bool)
+    if _kernels.AVAILABLE:  # the same integers as SciPy's transform below, without its per-call cost
+        depth = _kernels.taxicab_depth(m, outside_is_background=not frame_cuts)
+        far = depth > sum(m.shape)  # no background anywhere (see below)
+    else:
+        from scipy import ndimage
 
-    padded = np.pad(np.asarray(mask, dtype=bool), 1, mode="edge" if frame_cuts else "constant")
-    depth = ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
+        padded = np.pad(m, 1, mode="edge" if frame_cuts else "constant")
+        depth = ndimage.distance_transform_cdt(padded, metric="taxicab")[1:-1, 1:-1]
+        far = depth < 0
     # a mask that fills the whole frame has no edge in it: scipy answers -1 for "no background
     # anywhere"; every erosion keeps all of it, so its depth is deeper than any erosion reaches
-    depth[depth < 0] = sum(depth.shape)
+    depth[far] = sum(depth.shape)
     return depth
+
+
+def grow_mask(mask: NDArray[np.bool_], pixels: int) -> NDArray[np.bool_]:
+    """``scipy.ndimage.binary_dilation(mask, iterations=pixels)`` (the 4-neighbour cross, nothing
+    beyond the border): the pixels within ``pixels`` steps of the mask, from one distance transform
+    where numba is."""
+    m = np.asarray(mask, dtype=bool)
+    if _kernels.AVAILABLE:
+        return _kernels.taxicab_depth(~m, outside_is_background=False) <= pixels
+    from scipy import ndimage
+
+    return ndimage.binary_dilation(m, iterations=pixels)
+
+
+@functools.cache
+def _gaussian_weights(sigma: float) -> NDArray[np.float64]:
+    """SciPy's Gaussian kernel of σ ``sigma`` (truncated at 4σ): its own filter on a unit impulse."""
+    from scipy import ndimage
+
+    radius = int(4.0 * sigma + 0.5)
+    impulse = np.zeros(2 * radius + 1)
+    impulse[radius] = 1.0
+    return ndimage.gaussian_filter1d(impulse, sigma, mode="constant")
+
+
+def gaussian_blur(x: NDArray[np.float64], sigma: float) -> NDArray[np.float64]:
+    """``scipy.ndimage.gaussian_filter(x, sigma)`` over the first two axes of an (H, W) or
+    (H, W, C) array (C channels apart), bit for bit; compiled where numba is (SciPy's call costs
+    more than the blur on a small object's box)."""
+    if _kernels.AVAILABLE:
+        return _kernels.gaussian_blur(x, _gaussian_weights(float(sigma)))
+    from scipy import ndimage
+
+    return ndimage.gaussian_filter(x, (sigma, sigma, 0.0)[: np.ndim(x)])
 
 
 def smooth_within(
@@ -240,8 +284,6 @@ def smooth_within(
     background never bleeds in. Pixel noise and fine texture shrink; shading and reflections, which
     are smooth over the surface, stay.
     """
-    from scipy import ndimage
-
     mask = np.asarray(mask, dtype=bool)
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     if len(rows):  # only the mask's box and the kernel's reach matter: outside it every weight is 0
@@ -251,8 +293,8 @@ def smooth_within(
         image, mask = np.asarray(image)[r0:r1, c0:c1], mask[r0:r1, c0:c1]
     w = mask.astype(np.float64)
     lin = srgb8_to_linear(image) * w[..., None]
-    norm = ndimage.gaussian_filter(w, sigma)
-    out = ndimage.gaussian_filter(lin, (sigma, sigma, 0.0))  # the three channels in one call
+    norm = gaussian_blur(w, sigma)
+    out = gaussian_blur(lin, sigma)
     where = np.flatnonzero(mask)
     if sample is not None:
         where = where[sample]
@@ -431,9 +473,7 @@ def surround_radiance(
     background): one value, or one per channel with ``per_channel``. ``None`` when fewer than 50
     pixels are left.
     """
-    from scipy import ndimage
-
-    outside = ~ndimage.binary_dilation(mask, iterations=gap) if gap > 0 else ~mask
+    outside = ~grow_mask(mask, gap) if gap > 0 else ~np.asarray(mask, dtype=bool)
     if outside.sum() < 50:
         return None
     lin = srgb8_to_linear(np.asarray(image)[outside])
@@ -866,8 +906,6 @@ def main_color_pixels(
     reflected white moves pixels along the line to the white point and they are kept — but not
     past it, where the complementary hue lies. Pixels of a print, a second colour or a coloured
     reflection are left out. With fewer than 20 pixels to go on, every pixel is kept."""
-    from scipy import ndimage
-
     lin = srgb8_to_linear(rgb8)
     total = row_sum(lin)
     chrom = lin / np.maximum(total, 1e-6)[:, None]
@@ -880,8 +918,8 @@ def main_color_pixels(
     width = (hi - lo + 1e-9) / 24  # a 24 × 24 histogram over the central 98 %, then smoothed
     cell = np.floor((xy - lo) / width).astype(np.int64)
     inside = row_all((cell >= 0) & (cell < 24))
-    hist = np.bincount(cell[inside, 0] * 24 + cell[inside, 1], minlength=24 * 24).reshape(24, 24)
-    hist = ndimage.gaussian_filter(hist.astype(np.float64), 1.0)
+    counts = np.bincount(cell[inside, 0] * 24 + cell[inside, 1], minlength=24 * 24).reshape(24, 24)
+    hist = gaussian_blur(counts.astype(np.float64), 1.0)
     peak = np.array(np.unravel_index(int(np.argmax(hist)), hist.shape))
     near = xy[row_all(np.abs(xy - (lo + (peak + 0.5) * width)) <= 1.5 * width)]
     around = near if len(near) else xy

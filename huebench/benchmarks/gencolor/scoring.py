@@ -90,6 +90,7 @@ from huebench.color.reflectance import (
     diffuse_reconstruction,
     fit_sample,
     fit_veil,
+    grow_mask,
     has_shading,
     light_colour,
     main_color_pixels,
@@ -742,8 +743,6 @@ def peel_background(
     fewer than 20 pixels; so does every mask with ``max_delta_e`` None. The two medians read a fixed sample of at most
     :data:`~huebench.color.reflectance.FIT_PIXELS` pixels (:func:`~huebench.color.reflectance.fit_sample`).
     """
-    from scipy import ndimage
-
     m = np.asarray(mask, dtype=bool)
     if max_delta_e is None:
         return m, 0
@@ -753,7 +752,7 @@ def peel_background(
     n_deep = int(np.count_nonzero(deep))
     if n_deep < 20 or not edge.any():
         return m, 0
-    ring = ndimage.binary_dilation(m, iterations=2) & ~m
+    ring = grow_mask(m, 2) & ~m
     n_ring = int(np.count_nonzero(ring))
     if n_ring < 20:
         return m, 0
