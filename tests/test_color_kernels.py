@@ -1,6 +1,7 @@
 """The compiled numba kernels must give the reference NumPy numbers (they are only a fast path)."""
 
 import os
+import platform
 import subprocess
 import sys
 import warnings
@@ -314,19 +315,36 @@ def test_small_inputs_run_serially_with_the_same_numbers():
     assert np.array_equal(pieces(cv.srgb_to_lab, lin), cv.srgb_to_lab(lin))
 
 
-def test_a_process_that_converted_a_few_colours_can_still_fork():
-    # GNU OpenMP terminates the child of a process whose OpenMP threads have started: small inputs
-    # must not start them, so that multiprocessing's fork (Linux's default) keeps working
+def _fork_after(pixels: int) -> str:
+    """In a fresh interpreter: convert ``pixels`` pixels, then fork a child that converts a large
+    image. The child's exit code and the threading layer numba used, if any."""
     code = (
-        "import multiprocessing as mp, numpy as np\n"
+        "import multiprocessing as mp, sys, numpy as np\n"
         "from huebench import color\n"
         "def child():\n"
         "    color.srgb_to_lab(np.zeros((200_000, 3), np.uint8))\n"
         "if __name__ == '__main__':\n"
-        "    rgb = np.random.default_rng(0).integers(0, 256, (5_000, 3), dtype=np.uint8)\n"
-        "    color.delta_e(color.srgb_to_lab(rgb), np.array([50.0, 0.0, 0.0])); color.linear_to_srgb8(np.ones((5_000, 3)) / 2)\n"
+        f"    rgb = np.random.default_rng(0).integers(0, 256, ({pixels}, 3), dtype=np.uint8)\n"
+        "    color.delta_e(color.srgb_to_lab(rgb), np.array([50.0, 0.0, 0.0]))\n"
         "    p = mp.get_context('fork').Process(target=child); p.start(); p.join(120)\n"
-        "    print(p.exitcode)\n"
+        "    import numba\n"
+        "    try:\n"
+        "        layer = numba.threading_layer()\n"
+        "    except ValueError:  # no parallel kernel has run: no threads\n"
+        "        layer = 'none'\n"
+        "    print(p.exitcode, layer)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
-    assert out.stdout.split()[-1] == "0", out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_a_process_that_converted_a_few_colours_can_still_fork():
+    # small inputs run on the calling thread: numba's threads never start, whatever their layer
+    assert _fork_after(5_000) == "0 none"
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="tbb is a dependency on x86-64 only")
+def test_a_process_that_converted_a_large_image_can_still_fork():
+    # a large input runs on numba's threads: with TBB (a dependency) a forked child runs kernels too;
+    # under GNU OpenMP it would be terminated ("fork() called from a process already using GNU OpenMP")
+    assert _fork_after(300_000) == "0 tbb"

@@ -72,9 +72,10 @@ except ImportError:  # pragma: no cover - exercised via HUEBENCH_NO_NUMBA in tes
 def enabled(n_elements: int) -> bool:
     """Do inputs of this many pixels take the kernels? Every non-empty one where numba is: below
     :data:`PARALLEL_FROM` pixels on the calling thread only, so that a process that converts a few
-    colours never starts numba's threads — with the GNU OpenMP threading layer a process whose
+    colours never starts numba's threads: under the GNU OpenMP threading layer a process whose
     threads have started cannot ``fork()`` safely (its children are terminated), and
-    ``multiprocessing``'s default start method on Linux forks."""
+    ``multiprocessing``'s default start method on Linux forks. (huebench depends on TBB on x86-64,
+    a thread- and fork-safe layer numba prefers; OpenMP is numba's fallback without it.)"""
     return AVAILABLE and n_elements > 0
 
 
