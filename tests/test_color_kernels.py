@@ -291,6 +291,12 @@ def test_gaussian_blur_is_scipys_bit_for_bit(sigma):
         image = rng.random((h, w, 3)) * scale
         assert np.array_equal(gaussian_blur(plane, sigma), ndimage.gaussian_filter(plane, sigma))
         assert np.array_equal(gaussian_blur(image, sigma), ndimage.gaussian_filter(image, (sigma, sigma, 0.0)))
+    # a large array, which gaussian_blur leaves to SciPy, through the kernel itself
+    from huebench.color.reflectance import _gaussian_weights
+
+    image = rng.random((130, 170, 3))
+    expected = ndimage.gaussian_filter(image, (sigma, sigma, 0.0))
+    assert np.array_equal(_kernels.gaussian_blur(image, _gaussian_weights(sigma)), expected)
 
 
 def test_small_inputs_run_serially_with_the_same_numbers():

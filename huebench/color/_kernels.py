@@ -610,26 +610,47 @@ if AVAILABLE:
     @_exact_jit()
     def _correlate_symmetric(src, weights, axis, out):  # pragma: no cover - compiled
         # scipy.ndimage.correlate1d(src, weights, axis, mode="reflect") for a symmetric kernel of
-        # 2r+1 weights on an (H, W, C) array: each line read into a reflected buffer, then SciPy's
-        # sum — the centre term first, then the pairs from the outermost in
+        # 2r+1 weights on an (H, W, C) array, each output value summed as SciPy sums it: the centre
+        # term first, then the pairs from the outermost in (the loops run over whole rows, which
+        # changes no value's order of operations)
         h, w, c = src.shape
         r = weights.shape[0] // 2
-        n = h if axis == 0 else w
-        lines = w if axis == 0 else h
-        buf = np.empty(n + 2 * r)
-        for line in range(lines):
-            for ch in range(c):
-                for k in range(n + 2 * r):
-                    i = _reflect(k - r, n)
-                    buf[k] = src[i, line, ch] if axis == 0 else src[line, i, ch]
-                for t in range(n):
-                    acc = buf[t + r] * weights[r]
-                    for jj in range(r):
-                        acc += (buf[t + jj] + buf[t + 2 * r - jj]) * weights[jj]
-                    if axis == 0:
-                        out[t, line, ch] = acc
-                    else:
-                        out[line, t, ch] = acc
+        if axis == 0:
+            flat_src = src.reshape(h, w * c)
+            flat_out = out.reshape(h, w * c)
+            for t in range(h):
+                row = flat_out[t]
+                centre = flat_src[t]
+                for j in range(w * c):
+                    row[j] = centre[j] * weights[r]
+                for jj in range(r):
+                    lo = flat_src[_reflect(t - r + jj, h)]
+                    hi = flat_src[_reflect(t + r - jj, h)]
+                    for j in range(w * c):
+                        row[j] += (lo[j] + hi[j]) * weights[jj]
+            return
+        # axis 1: each row with its reflected ends in one buffer, the channels interleaved as in
+        # the array, so that every pair term is one pass over a contiguous run
+        flat_src = src.reshape(h, w * c)
+        flat_out = out.reshape(h, w * c)
+        buf = np.empty((w + 2 * r) * c)
+        for i in range(h):
+            line = flat_src[i]
+            for k in range(r):
+                left, right = _reflect(k - r, w), _reflect(w + k, w)
+                for ch in range(c):
+                    buf[k * c + ch] = line[left * c + ch]
+                    buf[(w + r + k) * c + ch] = line[right * c + ch]
+            for j in range(w * c):
+                buf[r * c + j] = line[j]
+            row = flat_out[i]
+            for j in range(w * c):
+                row[j] = buf[r * c + j] * weights[r]
+            for jj in range(r):
+                lo = jj * c
+                hi = (2 * r - jj) * c
+                for j in range(w * c):
+                    row[j] += (buf[lo + j] + buf[hi + j]) * weights[jj]
 
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:

@@ -265,9 +265,10 @@ def _gaussian_weights(sigma: float) -> NDArray[np.float64]:
 
 def gaussian_blur(x: NDArray[np.float64], sigma: float) -> NDArray[np.float64]:
     """``scipy.ndimage.gaussian_filter(x, sigma)`` over the first two axes of an (H, W) or
-    (H, W, C) array (C channels apart), bit for bit; compiled where numba is (SciPy's call costs
-    more than the blur on a small object's box)."""
-    if _kernels.AVAILABLE:
+    (H, W, C) array (C channels apart), bit for bit: compiled where numba is, for arrays under
+    65,536 values (on a small object's box SciPy's call costs more than the blur; on larger ones
+    SciPy's line buffers are faster: 1.0 vs 1.9 ms on 235 × 235 × 3)."""
+    if _kernels.AVAILABLE and np.size(x) < _kernels.PARALLEL_FROM:
         return _kernels.gaussian_blur(x, _gaussian_weights(float(sigma)))
     from scipy import ndimage
 
