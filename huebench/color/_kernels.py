@@ -30,11 +30,12 @@ fast path for large float64 work and are held to it by ``tests/test_color_kernel
 :func:`linear_to_srgb8` is the 8-bit encoder of ``conversions.linear_to_srgb8``: a table look-up
 and one comparison per value instead of the transfer function.
 
-The kernels compile on first use (cached on disk by numba). Every non-empty array takes them, small
-ones too: on the few hundred pixels of a small object, or the four candidates of a target, a call
-costs a few µs against 100–140 µs for the NumPy code's dozens of array operations (the scorer's
-own figures are in docs/performance.md). The NumPy code stays the reference the kernels are tested
-against, and the path of machines without numba (``HUEBENCH_NO_NUMBA=1``).
+The kernels compile on first use (cached on disk by numba: ~5–10 s once per installation, then
+~0.5–1 s per process to load). Inputs from :data:`KERNEL_FROM` pixels take them: on the few hundred
+pixels of a small object a call costs a few µs against 100–140 µs for the NumPy code's dozens of
+array operations (the scorer's figures are in docs/performance.md). The NumPy code stays the
+reference the kernels are tested against, the path of a handful of colours, and that of machines
+without numba (``HUEBENCH_NO_NUMBA=1``).
 
 The taxicab distance transform and the symmetric Gaussian blur (:func:`taxicab_depth`,
 :func:`gaussian_blur`) give SciPy's results bit for bit: they are compiled without any fast-math
@@ -55,6 +56,10 @@ BLOCK = 512
 #: inputs of at least this many pixels run on numba's threads; smaller ones on the calling thread
 #: (enabled(): the threads' start-up costs more than such an input's work)
 PARALLEL_FROM = 65_536
+#: inputs of fewer pixels stay with the NumPy code: a process that converts a handful of colours
+#: (a CLI call, a notebook cell) would otherwise pay for loading the compiled kernels, ~0.5–1 s
+#: even from numba's disk cache, where NumPy's first call costs nothing
+KERNEL_FROM = 64
 #: blocks a thread takes at a time: threads take chunks as they finish (dynamic scheduling), so a
 #: thread that the OS delays on a busy machine does not hold the others up at the end
 CHUNK = 16
@@ -70,13 +75,14 @@ except ImportError:  # pragma: no cover - exercised via HUEBENCH_NO_NUMBA in tes
 
 
 def enabled(n_elements: int) -> bool:
-    """Do inputs of this many pixels take the kernels? Every non-empty one where numba is: below
-    :data:`PARALLEL_FROM` pixels on the calling thread only, so that a process that converts a few
-    colours never starts numba's threads: under the GNU OpenMP threading layer a process whose
+    """Do inputs of this many pixels take the kernels? Those of at least :data:`KERNEL_FROM` pixels
+    where numba is; below :data:`PARALLEL_FROM` pixels on the calling thread only, so that scoring a
+    small object never starts numba's threads: under the GNU OpenMP threading layer a process whose
     threads have started cannot ``fork()`` safely (its children are terminated), and
     ``multiprocessing``'s default start method on Linux forks. (huebench depends on TBB on x86-64,
-    a thread- and fork-safe layer numba prefers; OpenMP is numba's fallback without it.)"""
-    return AVAILABLE and n_elements > 0
+    a thread- and fork-safe layer numba prefers; OpenMP is numba's fallback without it, and the
+    only choice on platforms without TBB wheels, such as aarch64 Linux.)"""
+    return AVAILABLE and n_elements >= KERNEL_FROM
 
 
 # Polynomial coefficients, lowest order first: interpolants at Chebyshev nodes computed in 60-digit

@@ -136,8 +136,9 @@ def linear_to_srgb8(linear: ArrayLike) -> NDArray[np.uint8]:
     Bit-identical to :func:`_linear_to_srgb8_reference` (clip, :func:`linear_to_srgb`, ×255, round
     half to even) for every float64 input, without evaluating the transfer function: the level is
     the number of the 255 decision thresholds at or below the value (:func:`_srgb8_thresholds`,
-    derived from the reference itself), found with a 4096-bin table and one comparison; large
-    inputs run in a numba kernel.
+    derived from the reference itself), found with a 4096-bin table and one comparison; inputs of
+    at least :data:`~huebench.color._kernels.KERNEL_FROM` pixels run in a numba kernel (the same
+    levels).
     """
     x = _as_float(linear)
     thresholds, bins = _srgb8_encoder()
@@ -227,10 +228,11 @@ def lab_to_xyz(lab: ArrayLike) -> NDArray[np.float64]:
 def srgb_to_lab(rgb: ArrayLike) -> NDArray[np.float64]:
     """sRGB (float in [0, 1], or 8-bit integers) to CIELAB (D65, 2°).
 
-    Large inputs take the compiled kernels of :mod:`huebench.color._kernels` (the same numbers to
-    ~1e-13): ``uint8`` images through the linearisation table, others after :func:`srgb_to_linear`.
-    Smaller ``uint8`` inputs are linearised by the same table (its values are
-    :func:`srgb_to_linear`'s, bit for bit), not by the transfer function per pixel.
+    Inputs of at least :data:`~huebench.color._kernels.KERNEL_FROM` pixels take the compiled
+    kernels of :mod:`huebench.color._kernels` (the same numbers to ~1e-13): ``uint8`` images through
+    the linearisation table, others after :func:`srgb_to_linear`. A handful of ``uint8`` colours is
+    linearised by the same table (its values are :func:`srgb_to_linear`'s, bit for bit), not by the
+    transfer function per pixel.
     """
     arr = np.asarray(rgb)
     if arr.shape[-1:] == (3,) and _kernels.enabled(arr.size // 3):

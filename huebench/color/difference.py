@@ -92,9 +92,10 @@ def srgb_delta_e(
 ) -> NDArray[np.float64]:
     """``delta_e(srgb_to_lab(rgb), lab, ...)``, the same numbers (to ~1e-13).
 
-    For a large 8-bit image against one colour (``lab`` of shape (3,)) with CIEDE2000, one
-    compiled kernel goes from the pixels to ΔE00 without writing the Lab image out (what scoring a
-    pixel set against a target colour needs); otherwise it is the two calls.
+    For 8-bit pixels (at least :data:`~huebench.color._kernels.KERNEL_FROM`) against one colour
+    (``lab`` of shape (3,)) with CIEDE2000, one compiled kernel goes from the pixels to ΔE00 without
+    writing the Lab image out (what scoring a pixel set against a target colour needs); otherwise
+    it is the two calls.
     """
     arr = np.asarray(rgb)
     ref = np.asarray(lab)
