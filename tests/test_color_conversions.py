@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from huebench import color
+from huebench.color import _kernels
 from huebench.color import conversions as cv
 
 with warnings.catch_warnings():
@@ -180,7 +181,8 @@ def test_linear_to_srgb8_is_bit_identical_to_the_reference():
     values = np.concatenate([values, np.zeros(-len(values) % 3)]).reshape(-1, 3)
     expected = _srgb8_reference(values)
     assert np.array_equal(color.linear_to_srgb8(values), expected)  # the compiled kernel (large input)
-    for chunk in np.array_split(values[:30_000], 10):  # the NumPy path (small inputs)
+    for chunk in np.array_split(values[:30_000], 500):  # the NumPy path (60 pixels: under KERNEL_FROM)
+        assert len(chunk) < _kernels.KERNEL_FROM
         assert np.array_equal(color.linear_to_srgb8(chunk), _srgb8_reference(chunk))
     assert color.linear_to_srgb8(np.array([np.nan, -1.0, 2.0])).tolist() == [0, 0, 255]  # NaN encodes to 0
 

@@ -138,7 +138,8 @@ def test_fused_srgb_delta_e_equals_the_two_calls():
     )
     many = rng.uniform(0, 60, size=(300, 301, 3))
     assert np.array_equal(color.srgb_delta_e(img, many), color.delta_e(color.srgb_to_lab(img), many))
-    small = img[:10, :10]
+    small = img[:7, :9]  # 63 pixels: below KERNEL_FROM, the NumPy path's two calls
+    assert small.size // 3 < _kernels.KERNEL_FROM
     assert np.array_equal(color.srgb_delta_e(small, target), color.delta_e(color.srgb_to_lab(small), target))
 
 
@@ -336,6 +337,28 @@ def test_small_inputs_run_serially_with_the_same_numbers():
     assert np.array_equal(pieces(cv.srgb_to_lab, lin), cv.srgb_to_lab(lin))
 
 
+def test_inputs_below_kernel_from_take_the_numpy_path():
+    # a handful of colours stays with NumPy (no kernel to load), bit for bit the reference; from
+    # KERNEL_FROM pixels the serial kernels run (their dispatchers hold a compiled signature)
+    rng = np.random.default_rng(6)
+    n = _kernels.KERNEL_FROM
+    rgb = rng.integers(0, 256, (n, 3), dtype=np.uint8)
+    lab = _lab_numpy(rgb)
+    ref = np.array([52.0, 30.0, -41.0])
+    lin = rng.random((n, 3))
+    few = slice(0, n - 1)
+    assert np.array_equal(
+        color.srgb_to_lab(rgb[few]), cv.xyz_to_lab(cv.linear_rgb_to_xyz(cv.srgb8_to_linear(rgb[few])))
+    )
+    assert np.array_equal(color.delta_e(lab[few], ref), ciede2000_numpy(lab[few], ref, 1.0, 1.0, 1.0))
+    assert np.array_equal(color.linear_to_srgb8(lin[few]), cv._linear_to_srgb8_reference(lin[few]))
+    assert np.abs(color.srgb_to_lab(rgb) - lab).max() < 1e-12
+    assert np.abs(color.delta_e(lab, ref) - ciede2000_numpy(lab, ref, 1.0, 1.0, 1.0)).max() < 1e-10
+    assert np.array_equal(color.linear_to_srgb8(lin), cv._linear_to_srgb8_reference(lin))
+    for kernel in (_kernels._srgb8_to_lab_serial, _kernels._ciede2000_ref_serial, _kernels._linear_to_srgb8_serial):
+        assert kernel.signatures  # compiled (or loaded) by the calls at KERNEL_FROM pixels
+
+
 def _fork_after(pixels: int) -> str:
     """In a fresh interpreter: convert ``pixels`` pixels, then fork a child that converts a large
     image. The child's exit code and the threading layer numba used, if any."""
@@ -353,7 +376,8 @@ def _fork_after(pixels: int) -> str:
         "        layer = numba.threading_layer()\n"
         "    except ValueError:  # no parallel kernel has run: no threads\n"
         "        layer = 'none'\n"
-        "    print(p.exitcode, layer)\n"
+        "    from huebench.color import _kernels\n"
+        "    print(p.exitcode, layer, bool(_kernels._srgb8_to_lab_serial.signatures))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
     return out.stdout.strip().splitlines()[-1]
@@ -361,13 +385,12 @@ def _fork_after(pixels: int) -> str:
 
 def test_a_process_that_converted_a_few_colours_can_still_fork():
     # small inputs run on the calling thread: numba's threads never start, whatever their layer
-    assert _fork_after(5_000) == "0 none"
-    assert _kernels.KERNEL_FROM <= 5_000 < _kernels.PARALLEL_FROM  # the kernels did run
+    assert _fork_after(5_000) == "0 none True"  # the serial kernel ran, numba's threads did not
 
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="tbb is a dependency on x86-64 only")
 def test_a_process_that_converted_a_large_image_can_still_fork():
     # a large input runs on numba's threads: with TBB (a dependency) a forked child runs kernels too;
     # under GNU OpenMP it would be terminated ("fork() called from a process already using GNU OpenMP")
-    exit_code, layer = _fork_after(300_000).split()
-    assert exit_code == "0" and layer != "omp", layer
+    exit_code, layer, _ = _fork_after(300_000).split()
+    assert exit_code == "0" and layer not in ("omp", "none"), layer

@@ -1,7 +1,7 @@
 """Compiled, multi-threaded numba kernels for the hot loops of image scoring.
 
 The NumPy code in ``conversions`` and ``difference`` is the reference; these kernels are only a
-fast path for large float64 work and are held to it by ``tests/test_color_kernels.py`` (within
+fast path for float64 work on more than a handful of pixels (:data:`KERNEL_FROM`) and are held to it by ``tests/test_color_kernels.py`` (within
 1e-12 in Lab, 1e-10 in ΔE00; in practice a few units in the last place). What makes them fast
 (measured in docs/performance.md):
 

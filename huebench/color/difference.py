@@ -121,8 +121,9 @@ def _srgb8_tables() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 def ciede2000_numpy(
     a: NDArray[np.floating], b: NDArray[np.floating], kL: float, kC: float, kH: float
 ) -> NDArray[np.floating]:
-    """The reference NumPy CIEDE2000 (any float dtype); :func:`delta_e` runs large inputs through
-    the compiled kernel instead, which tests hold to this function."""
+    """The reference NumPy CIEDE2000 (any float dtype); :func:`delta_e` runs inputs of at least
+    :data:`~huebench.color._kernels.KERNEL_FROM` pairs through the compiled kernels instead, which
+    tests hold to this function."""
     L1, a1, b1 = a[..., 0], a[..., 1], a[..., 2]
     L2, a2, b2 = b[..., 0], b[..., 1], b[..., 2]
 
