@@ -1,9 +1,9 @@
 """Compiled, multi-threaded numba kernels for the hot loops of image scoring.
 
 The NumPy code in ``conversions`` and ``difference`` is the reference; these kernels are only a
-fast path for float64 work on more than a handful of pixels (:data:`KERNEL_FROM`) and are held to it by ``tests/test_color_kernels.py`` (within
-1e-12 in Lab, 1e-10 in ΔE00; in practice a few units in the last place). What makes them fast
-(measured in docs/performance.md):
+fast path for float64 work on more than a handful of pixels (:data:`KERNEL_FROM`) and are held to
+it by ``tests/test_color_kernels.py`` (within 1e-12 in Lab, 1e-10 in ΔE00; in practice a few
+units in the last place). What makes them fast (measured in docs/performance.md):
 
 - **Vector code.** Every kernel runs over blocks of :data:`BLOCK` pixels: a scalar loop gathers
   the block's channels (8-bit values through the linearisation table, or interleaved Lab) into
@@ -31,9 +31,9 @@ fast path for float64 work on more than a handful of pixels (:data:`KERNEL_FROM`
 and one comparison per value instead of the transfer function.
 
 The kernels compile on first use (cached on disk by numba: ~5–10 s once per installation, then
-~0.5–1 s per process to load). Inputs from :data:`KERNEL_FROM` pixels take them: on the few hundred
-pixels of a small object a call costs a few µs against 100–140 µs for the NumPy code's dozens of
-array operations (the scorer's figures are in docs/performance.md). The NumPy code stays the
+~0.25–1 s per process to load, depending on the machine's load). Inputs from :data:`KERNEL_FROM`
+pixels take them: on the few hundred pixels of a small object a call costs a few µs against
+100–140 µs for the NumPy code's dozens of array operations (the scorer's figures are in docs/performance.md). The NumPy code stays the
 reference the kernels are tested against, the path of a handful of colours, and that of machines
 without numba (``HUEBENCH_NO_NUMBA=1``).
 
@@ -57,7 +57,7 @@ BLOCK = 512
 #: (enabled(): the threads' start-up costs more than such an input's work)
 PARALLEL_FROM = 65_536
 #: inputs of fewer pixels stay with the NumPy code: a process that converts a handful of colours
-#: (a CLI call, a notebook cell) would otherwise pay for loading the compiled kernels, ~0.5–1 s
+#: (a CLI call, a notebook cell) would otherwise pay for loading the compiled kernels, ~0.25–1 s
 #: even from numba's disk cache, where NumPy's first call costs nothing
 KERNEL_FROM = 64
 #: blocks a thread takes at a time: threads take chunks as they finish (dynamic scheduling), so a
@@ -621,9 +621,9 @@ if AVAILABLE:
         # changes no value's order of operations)
         h, w, c = src.shape
         r = weights.shape[0] // 2
+        flat_src = src.reshape(h, w * c)
+        flat_out = out.reshape(h, w * c)
         if axis == 0:
-            flat_src = src.reshape(h, w * c)
-            flat_out = out.reshape(h, w * c)
             for t in range(h):
                 row = flat_out[t]
                 centre = flat_src[t]
@@ -637,8 +637,6 @@ if AVAILABLE:
             return
         # axis 1: each row with its reflected ends in one buffer, the channels interleaved as in
         # the array, so that every pair term is one pass over a contiguous run
-        flat_src = src.reshape(h, w * c)
-        flat_out = out.reshape(h, w * c)
         buf = np.empty((w + 2 * r) * c)
         for i in range(h):
             line = flat_src[i]
