@@ -359,6 +359,95 @@ def test_inputs_below_kernel_from_take_the_numpy_path():
         assert kernel.signatures  # compiled (or loaded) by the calls at KERNEL_FROM pixels
 
 
+def test_srgb8_decoding_kernel_is_the_table_look_up():
+    # from KERNEL_FROM pixels the 8-bit decoding reads the table in a kernel: the same values,
+    # for any shape and memory layout (strided views are copied first)
+    rng = np.random.default_rng(7)
+    table = cv._srgb8_lut()
+    for shape in ((_kernels.KERNEL_FROM - 1, 3), (_kernels.KERNEL_FROM, 3), (1000, 3), (37, 41, 3), (N, 3)):
+        rgb = rng.integers(0, 256, shape, dtype=np.uint8)
+        got = cv.srgb8_to_linear(rgb)
+        assert got.shape == rgb.shape and got.dtype == np.float64 and np.array_equal(got, table[rgb])
+    strided = rng.integers(0, 256, (80, 90, 3), dtype=np.uint8)[::3, 1::2]
+    assert np.array_equal(cv.srgb8_to_linear(strided), table[strided])
+    assert _kernels._lookup_serial.signatures and _kernels._lookup.signatures
+
+
+def _surfaces(rng):
+    """Pixel sets (N×3, 8-bit) of the kinds main_color_pixels meets: shaded chromatic surfaces
+    with highlights, a print of a second colour and noise; near-grey ones; one flat colour; black;
+    random colours; sizes from KERNEL_FROM up."""
+    for n in (_kernels.KERNEL_FROM, 100, 700, 5000, 40000):
+        for _ in range(6):
+            albedo = rng.random(3) ** 2
+            shade = rng.uniform(0.05, 1.0, n)
+            lin = shade[:, None] * albedo
+            lin[rng.random(n) < rng.uniform(0, 0.2)] += rng.uniform(0.05, 0.6)  # highlights
+            second = rng.random(n) < rng.uniform(0, 0.3)
+            lin[second] = shade[second, None] * rng.random(3) ** 2  # a print
+            lin += rng.normal(0, rng.choice([0.0, 0.003, 0.02]), lin.shape)
+            yield color.linear_to_srgb8(lin)
+        grey = rng.uniform(0.1, 0.9, n)[:, None] * np.array([1.0, 0.99, 1.01])
+        yield color.linear_to_srgb8(grey)
+        yield np.tile(rng.integers(0, 256, (1, 3), dtype=np.uint8), (n, 1))
+        yield np.zeros((n, 3), np.uint8)
+        yield rng.integers(0, 256, (n, 3), dtype=np.uint8)
+
+
+def test_main_colour_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
+    # main_color_pixels runs its element-wise steps fused in kernels from KERNEL_FROM pixels: the
+    # pixels it keeps are those of its NumPy steps, for every setting
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(8)
+    cases = [(px, keep, low) for px in _surfaces(rng) for keep, low in ((0.7, 0.25), (0.5, 0.5), (1.0, 0.0))]
+    compiled = [reflectance.main_color_pixels(px, keep=keep, from_quantile=low) for px, keep, low in cases]
+    assert _kernels._chromaticity.signatures and _kernels._hue_distance.signatures and _kernels._norm3.signatures
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    for (px, keep, low), got in zip(cases, compiled, strict=True):
+        assert np.array_equal(got, reflectance.main_color_pixels(px, keep=keep, from_quantile=low))
+    assert any(0 < got.sum() < len(got) for got in compiled)  # not only "keep everything"
+
+
+def test_main_colour_kernel_steps_are_numpys_arrays_bit_for_bit():
+    # each fused step against the NumPy expression it replaces, value for value (the pixels kept
+    # can hide a last-bit difference)
+    from huebench.color._rows import row_norm, row_sum
+
+    rng = np.random.default_rng(9)
+    for px in _surfaces(rng):
+        lin = cv._srgb8_lut()[px]
+        total, chrom = _kernels.chromaticity(px, cv._srgb8_lut())
+        assert np.array_equal(total, row_sum(lin))
+        assert np.array_equal(chrom, lin / np.maximum(row_sum(lin), 1e-6)[:, None])
+        bright = total >= np.median(total)
+        x, y, t = _kernels.select_xy(chrom, total, bright, int(bright.sum()))
+        assert np.array_equal(x, chrom[bright, 0]) and np.array_equal(y, chrom[bright, 1])
+        assert np.array_equal(t, total[bright])
+        point = np.array([chrom[0, 0], chrom[0, 1], 1.0 - chrom[0, 0] - chrom[0, 1]]) + rng.normal(0, 0.01, 3)
+        off = _kernels.offsets(chrom, point)
+        assert np.array_equal(off, chrom - point)
+        assert np.array_equal(_kernels.norm3(off), row_norm(off))
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        along, reach = off @ axis, float(rng.uniform(0.0, 0.5))
+        expected = np.hypot(row_norm(off - along[:, None] * axis), np.clip(-along - reach, 0.0, None))
+        assert np.array_equal(_kernels.hue_distance(off, along, axis, reach), expected)
+        radius, typical = float(np.median(expected)), float(np.median(total))
+        kept, count = _kernels.within_radius(expected, total, typical, radius)
+        assert np.array_equal(kept, expected <= radius * np.maximum(typical / np.maximum(total, 1e-6), 1.0))
+        assert count == kept.sum()
+        lo, width = np.array([x.min(), y.min()]), np.array([np.ptp(x) + 1e-9, np.ptp(y) + 1e-9]) / 20
+        cells = np.floor((np.stack([x, y], axis=1) - lo) / width).astype(np.int64)
+        inside = ((cells >= 0) & (cells < 20)).all(axis=1)
+        expected_counts = np.bincount(cells[inside, 0] * 20 + cells[inside, 1], minlength=400).reshape(20, 20)
+        assert np.array_equal(_kernels.histogram(x, y, lo, width, 20), expected_counts)
+        centre = np.array([np.median(x), np.median(y)])
+        close = (np.abs(x - centre[0]) <= width[0] * 3) & (np.abs(y - centre[1]) <= width[1] * 3)
+        near_x, near_y = _kernels.near(x, y, centre, width * 3)
+        assert np.array_equal(near_x, x[close]) and np.array_equal(near_y, y[close])
+
+
 def _fork_after(pixels: int) -> str:
     """In a fresh interpreter: convert ``pixels`` pixels, then fork a child that converts a large
     image. The child's exit code and the threading layer numba used, if any."""

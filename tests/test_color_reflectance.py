@@ -12,7 +12,7 @@ from scipy import ndimage
 
 from huebench.color import delta_e, linear_to_srgb, linear_to_srgb8, srgb_to_lab, srgb_to_linear
 from huebench.color import reflectance as rf
-from huebench.color._rows import row_all, row_any, row_mean, row_norm, row_sum
+from huebench.color._rows import masked, row_all, row_any, row_mean, row_norm, row_sum
 from huebench.errors import HuebenchError, UnknownNameError
 
 RED, BLUE, GREEN = (185, 40, 66), (60, 120, 200), (40, 140, 70)
@@ -536,6 +536,19 @@ def test_per_pixel_reductions_on_images():
         assert np.array_equal(
             row_norm(lin - lin.mean(axis=1)[:, None]), np.linalg.norm(lin - lin.mean(axis=1)[:, None], axis=1)
         )
+
+
+def test_masked_pixels_are_boolean_indexing():
+    # masked(image, mask) gathers with np.compress where the image is contiguous: image[mask] exactly
+    rng = np.random.default_rng(2)
+    for h, w in ((1, 1), (5, 1), (30, 41), (120, 90)):
+        image = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        depth = rng.integers(0, 9, (h, w)).astype(np.int32)
+        for mask in (rng.random((h, w)) < 0.4, np.zeros((h, w), bool), np.ones((h, w), bool)):
+            for a in (image, depth, image[:, ::-1], np.asfortranarray(depth)):
+                got = masked(a, mask)
+                assert got.dtype == a.dtype and np.array_equal(got, a[mask])
+            assert np.array_equal(masked(image, mask[:, ::-1]), image[mask[:, ::-1]])  # a strided mask
 
 
 def test_the_fit_sample_is_fixed_and_bounded():

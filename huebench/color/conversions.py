@@ -121,10 +121,13 @@ def linear_to_srgb(linear: ArrayLike) -> NDArray[np.float64]:
 
 def srgb8_to_linear(rgb8: ArrayLike) -> NDArray[np.float64]:
     """Decode 8-bit sRGB (0–255) to linear RGB: a table look-up for ``uint8`` input, the same
-    values as ``srgb_to_linear(x / 255)`` (the table is made by it) without the per-call arithmetic;
-    other dtypes are decoded arithmetically."""
+    values as ``srgb_to_linear(x / 255)`` (the table is made by it) without the per-call arithmetic
+    (pixels, …×3, from :data:`~huebench.color._kernels.KERNEL_FROM` read it in a numba kernel: the
+    same values); other dtypes are decoded arithmetically."""
     x = np.asarray(rgb8)
     if x.dtype == np.uint8:
+        if x.shape[-1:] == (3,) and _kernels.enabled(x.size // 3):
+            return _kernels.lookup(x, _srgb8_lut())
         return _srgb8_lut()[x]
     return srgb_to_linear(x.astype(np.float64) / 255.0)
 

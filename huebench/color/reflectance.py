@@ -47,8 +47,8 @@ from numpy.typing import NDArray
 from huebench import stats
 from huebench._suggest import suggestion_text
 from huebench.color import _kernels
-from huebench.color._rows import row_all, row_any, row_mean, row_norm, row_sum
-from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
+from huebench.color._rows import masked, row_all, row_any, row_mean, row_norm, row_sum
+from huebench.color.conversions import RGB_TO_XYZ, _srgb8_lut, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
@@ -442,11 +442,7 @@ def surface_looks_glossy(
         return False
     # the test reads a fixed sample of the pixels (fit_sample): only those are smoothed
     sample = fit_sample(int(inner.sum()))
-    px = (
-        smooth_within(np.asarray(image), inner, smooth, sample=sample)
-        if smooth > 0
-        else np.asarray(image)[inner][sample]
-    )
+    px = smooth_within(np.asarray(image), inner, smooth, sample=sample) if smooth > 0 else masked(image, inner)[sample]
     return looks_glossy(px, uniformity=uniformity, radial=radial)
 
 
@@ -466,11 +462,11 @@ def rim_saturation(
     """
 
     m = np.asarray(mask, dtype=bool)
-    d = (mask_depth(m) if depth is None else depth)[m]  # the mask's pixels only
+    d = masked(mask_depth(m) if depth is None else depth, m)  # the mask's pixels only
     e1, e3 = d > band[0], d > band[1]
     if not e3.any():
         return None
-    px = np.asarray(image)[m]
+    px = masked(image, m)
     lin = srgb8_to_linear(px)
     grey = row_mean(lin)
     usable = ~row_any(px >= CLIPPED) & (grey > stats.quantile(grey, 0.25))
@@ -497,7 +493,7 @@ def surround_radiance(
     outside = ~grow_mask(mask, gap) if gap > 0 else ~np.asarray(mask, dtype=bool)
     if outside.sum() < 50:
         return None
-    lin = srgb8_to_linear(np.asarray(image)[outside])
+    lin = srgb8_to_linear(masked(image, outside))
     return lin.mean(axis=0) if per_channel else float(lin.mean())
 
 
@@ -927,26 +923,46 @@ def main_color_pixels(
     reflected white moves pixels along the line to the white point and they are kept — but not
     past it, where the complementary hue lies. Pixels of a print, a second colour or a coloured
     reflection are left out. With fewer than 20 pixels to go on, every pixel is kept."""
-    lin = srgb8_to_linear(rgb8)
-    total = row_sum(lin)
-    chrom = lin / np.maximum(total, 1e-6)[:, None]
+    rgb8 = np.asarray(rgb8)
+    # the kernels run NumPy's element-wise steps fused, each value with the same operations in the
+    # same order; the quantiles and the matrix product stay NumPy's in both
+    fast = rgb8.dtype == np.uint8 and _kernels.enabled(len(rgb8))
+    if fast:
+        total, chrom = _kernels.chromaticity(rgb8, _srgb8_lut())
+    else:
+        lin = srgb8_to_linear(rgb8)
+        total = row_sum(lin)
+        chrom = lin / np.maximum(total, 1e-6)[:, None]
     bright = total >= stats.quantile(total, from_quantile)
-    if bright.sum() < 20:
-        return np.ones(len(lin), dtype=bool)
-    xy = chrom[bright][:, :2]
-    (lo_x, hi_x), (lo_y, hi_y) = stats.quantile(xy[:, 0], [0.01, 0.99]), stats.quantile(xy[:, 1], [0.01, 0.99])
+    n_bright = int(np.count_nonzero(bright))
+    if n_bright < 20:
+        return np.ones(len(rgb8), dtype=bool)
+    if fast:
+        x, y, total_bright = _kernels.select_xy(chrom, total, bright, n_bright)
+    else:
+        x, y, total_bright = chrom[bright, 0], chrom[bright, 1], total[bright]
+    (lo_x, hi_x), (lo_y, hi_y) = stats.quantile(x, [0.01, 0.99]), stats.quantile(y, [0.01, 0.99])
     lo, hi = np.array([lo_x, lo_y]), np.array([hi_x, hi_y])
     width = (hi - lo + 1e-9) / 24  # a 24 × 24 histogram over the central 98 %, then smoothed
-    cell = np.floor((xy - lo) / width).astype(np.int64)
-    inside = row_all((cell >= 0) & (cell < 24))
-    counts = np.bincount(cell[inside, 0] * 24 + cell[inside, 1], minlength=24 * 24).reshape(24, 24)
+    if fast:
+        counts = _kernels.histogram(x, y, lo, width, 24)
+    else:
+        cx, cy = np.floor((x - lo[0]) / width[0]).astype(np.int64), np.floor((y - lo[1]) / width[1]).astype(np.int64)
+        inside = (cx >= 0) & (cx < 24) & (cy >= 0) & (cy < 24)
+        counts = np.bincount(cx[inside] * 24 + cy[inside], minlength=24 * 24).reshape(24, 24)
     hist = gaussian_blur(counts.astype(np.float64), 1.0)
     peak = np.array(np.unravel_index(int(np.argmax(hist)), hist.shape))
-    near = xy[row_all(np.abs(xy - (lo + (peak + 0.5) * width)) <= 1.5 * width)]
-    around = near if len(near) else xy
-    mode = np.array([stats.median(around[:, 0]), stats.median(around[:, 1])])
+    centre, reach_xy = lo + (peak + 0.5) * width, 1.5 * width
+    if fast:
+        near_x, near_y = _kernels.near(x, y, centre, reach_xy)
+    else:
+        close = (np.abs(x - centre[0]) <= reach_xy[0]) & (np.abs(y - centre[1]) <= reach_xy[1])
+        near_x, near_y = x[close], y[close]
+    if not len(near_x):
+        near_x, near_y = x, y
+    mode = np.array([stats.median(near_x), stats.median(near_y)])
     mode3 = np.array([mode[0], mode[1], 1.0 - mode.sum()])
-    off = chrom - mode3
+    off = _kernels.offsets(chrom, mode3) if fast else chrom - mode3
     axis = mode3 - 1.0 / 3.0
     if np.linalg.norm(axis) > 0.02:
         # a chromatic object: only a change of hue counts. Reflected white and the veil move pixels
@@ -956,16 +972,23 @@ def main_color_pixels(
         along = off @ axis
         # … up to the white point: past it lies the complementary hue (a yellow print on a blue
         # object is on the same line through white), and that part of the offset counts
-        past_white = np.clip(-along - reach, 0.0, None)
-        off = off - along[:, None] * axis
-        dist = np.hypot(row_norm(off), past_white)
+        if fast:
+            dist = _kernels.hue_distance(off, along, axis, reach)
+        else:
+            past_white = np.clip(-along - reach, 0.0, None)
+            off = off - along[:, None] * axis
+            dist = np.hypot(row_norm(off), past_white)
     else:
-        dist = row_norm(off)
+        dist = _kernels.norm3(off) if fast else row_norm(off)
     q_keep, q_mid = stats.quantile(dist[bright], [keep, 0.5])
     radius = max(float(q_keep), 3.5 * float(q_mid), 0.01)
-    widen = np.maximum(stats.median(total[bright]) / np.maximum(total, 1e-6), 1.0)
-    kept = dist <= radius * widen
-    return kept if kept.sum() >= 20 else np.ones(len(lin), dtype=bool)
+    typical = stats.median(total_bright)
+    if fast:
+        kept, n_kept = _kernels.within_radius(dist, total, typical, radius)
+    else:
+        kept = dist <= radius * np.maximum(typical / np.maximum(total, 1e-6), 1.0)
+        n_kept = int(np.count_nonzero(kept))
+    return kept if n_kept >= 20 else np.ones(len(rgb8), dtype=bool)
 
 
 def neutral_highlights(
@@ -991,7 +1014,7 @@ def neutral_highlights(
     averaging takes it out, as for the fitted floor's gate.
     """
     m = np.asarray(inner, dtype=bool)
-    px = np.asarray(image)[m]
+    px = masked(image, m)
     none = np.zeros(len(px), dtype=bool)
     if len(px) < 20:
         return none

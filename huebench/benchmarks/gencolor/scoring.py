@@ -71,6 +71,7 @@ from huebench.color import (
     xyz_to_lab,
     xyz_to_linear_rgb,
 )
+from huebench.color._rows import masked
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
     F0_DIELECTRIC,
@@ -631,7 +632,8 @@ class ColorScorer:
                     stride += 1  # a thin or ragged mask can keep more than 1/stride² of its pixels
         full_mask = m
         if stride > 1:
-            img, m = img[_grid(stride)], m[_grid(stride)]
+            # one contiguous copy at the working resolution: the steps gather masked pixels from it
+            img, m = np.ascontiguousarray(img[_grid(stride)]), m[_grid(stride)]
         depth = mask_depth(m, frame_cuts=self.frame_cuts)  # one transform: the erosion, the gloss test, the rim
         m, peeled = peel_background(img, m, max_delta_e=self.peel, frame_cuts=self.frame_cuts, depth=depth)
         if peeled:
@@ -681,7 +683,7 @@ class ColorScorer:
 
     def object_pixels(self, image: NDArray[np.uint8], inner: NDArray[np.bool_]) -> NDArray[np.uint8]:
         """The pixels judged: the image's pixels inside the (eroded) mask ``inner``, N×3."""
-        return image[inner]
+        return masked(image, inner)
 
     def specular_steps(self, px8: NDArray[np.uint8], veil: Any, glossy: bool | None = None) -> NDArray[np.uint8]:
         """The :data:`SPECULAR` steps on the object's main-colour pixels (``veil``: the Fresnel veil
@@ -756,7 +758,7 @@ def peel_background(
     n_ring = int(np.count_nonzero(ring))
     if n_ring < 20:
         return m, 0
-    ring_px, deep_px, edge_px = img[ring], img[deep], img[edge]
+    ring_px, deep_px, edge_px = masked(img, ring), masked(img, deep), masked(img, edge)
     ring_px, deep_px = ring_px[fit_sample(n_ring)], deep_px[fit_sample(n_deep)]
     lab = srgb_to_lab(np.concatenate([ring_px, deep_px, edge_px]))  # one conversion for the three
     a, b = len(ring_px), len(ring_px) + len(deep_px)
