@@ -28,7 +28,8 @@ units in the last place). What makes them fast (measured in docs/performance.md)
   processes); smaller inputs run the same block code on the calling thread (:func:`enabled`).
 
 :func:`linear_to_srgb8` is the 8-bit encoder of ``conversions.linear_to_srgb8``: a table look-up
-and one comparison per value instead of the transfer function.
+and one comparison per value instead of the transfer function; :func:`lookup` is the 8-bit decoder's
+table look-up (the same values as NumPy's indexing).
 
 The kernels compile on first use (cached on disk by numba: ~5–10 s once per installation, then
 ~0.25–1 s per process to load, depending on the machine's load). Inputs from :data:`KERNEL_FROM`
@@ -40,6 +41,9 @@ without numba (``HUEBENCH_NO_NUMBA=1``).
 The taxicab distance transform and the symmetric Gaussian blur (:func:`taxicab_depth`,
 :func:`gaussian_blur`) give SciPy's results bit for bit: they are compiled without any fast-math
 flag and add in SciPy's order. On a 48-px object SciPy's calls cost more in dispatch than in work.
+So are the element-wise steps of ``reflectance.main_color_pixels`` (chromaticity, histogram,
+distance to the main colour): fused loops with NumPy's operations in NumPy's order, the same values
+bit for bit; its quantiles and matrix product stay NumPy's.
 """
 
 from __future__ import annotations
