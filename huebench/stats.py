@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["bootstrap_ci", "median", "paired_bootstrap", "quantile"]
+__all__ = ["bootstrap_ci", "mean", "median", "paired_bootstrap", "quantile", "variance"]
 
 
 def bootstrap_ci(
@@ -135,3 +135,16 @@ def median(x: np.ndarray) -> float:
         return float(np.partition(x, k)[k])
     part = np.partition(x, [k - 1, k])
     return float((part[k - 1] + part[k]) / 2)
+
+
+def mean(x: np.ndarray) -> float:
+    """``np.mean`` of a 1-D float64 array, the same value (NumPy's pairwise sum over the count),
+    without its dispatch overhead (~4 µs a call)."""
+    return float(np.add.reduce(x) / len(x))
+
+
+def variance(x: np.ndarray) -> float:
+    """``np.var`` of a 1-D float64 array, the same value: NumPy's steps (the mean, the squared
+    deviations, their pairwise sum over the count) without its dispatch overhead."""
+    d = x - np.add.reduce(x) / len(x)
+    return float(np.add.reduce(d * d) / len(x))

@@ -448,6 +448,23 @@ def test_main_colour_kernel_steps_are_numpys_arrays_bit_for_bit():
         assert np.array_equal(near_x, x[close]) and np.array_equal(near_y, y[close])
 
 
+def test_delta_e_compiled_takes_the_kernel_for_a_handful_of_pairs(monkeypatch):
+    # the scorer compares its dominant colour with four candidates: compiled=True takes the kernel
+    # (loaded anyway) instead of NumPy's dozens of operations; the default keeps few pairs on NumPy
+    rng = np.random.default_rng(10)
+    labs = rng.normal(0, 30, (4, 3)) + np.array([50.0, 0.0, 0.0])
+    ref = np.array([[52.0, 30.0, -41.0]])
+    reference = ciede2000_numpy(labs, ref, 1.0, 1.0, 1.0)
+    assert np.array_equal(color.delta_e(labs, ref), reference)
+    assert np.abs(color.delta_e(labs, ref, compiled=True) - reference).max() < 1e-10
+    calls = []
+    monkeypatch.setattr(_kernels, "ciede2000", lambda *a: calls.append(a) or reference)
+    color.delta_e(labs, ref, compiled=True)
+    color.delta_e(labs, ref)
+    assert len(calls) == 1
+    assert color.delta_e(labs, ref, kL=0.0, compiled=True).shape == (4,)  # weights the kernel cannot fold: NumPy
+
+
 def _fork_after(pixels: int) -> str:
     """In a fresh interpreter: convert ``pixels`` pixels, then fork a child that converts a large
     image. The child's exit code and the threading layer numba used, if any."""

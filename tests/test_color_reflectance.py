@@ -574,6 +574,27 @@ def test_the_method_tables_dispatch_by_name():
         rf.remove_specular(px, method="fresnel-veil")  # the veil is known from outside the pixels
 
 
+def test_one_dichromatic_fit_serves_both_corrections():
+    # the scorer fits the pixels once when the floor step leaves them as they are: the same result as
+    # fitting them afresh for each step; a fit is never changed by the step that reads it
+    unchanged = []
+    for highlight, floor in ((0.5, 0.0), (0.5, 0.04), (0.0, 0.0)):
+        img, mask, _ = _phong_sphere(RED, highlight=highlight, floor=floor)
+        px = img[mask]
+        fit = rf.DichromaticFit(px)
+        use = fit.use.copy()
+        floored = rf.remove_fitted_floor(px, fit=fit)
+        assert np.array_equal(floored, rf.remove_fitted_floor(px)) and np.array_equal(fit.use, use)
+        unchanged.append(floored is px)
+        if floored is px:  # no floor came off: the fit is still that of these pixels
+            shared = rf.diffuse_line_reconstruction(px, quantile=0.9, fit=fit)
+            assert np.array_equal(shared, rf.diffuse_line_reconstruction(px, quantile=0.9))
+        assert fit.fits(0.15) == (rf.albedo_saturation(px, quantile=0.9) is not None)
+    assert set(unchanged) == {True, False}  # both ways through the scorer's steps
+    grey = rf.DichromaticFit(np.full((400, 3), 120, np.uint8))
+    assert not grey.fits(0.15)  # achromatic: nothing glossy to fit
+
+
 def test_a_new_method_is_one_function_and_one_entry(monkeypatch):
     monkeypatch.setitem(rf.SPECULAR_REMOVAL_METHODS, "none", lambda rgb8, **_: np.asarray(rgb8))
     px = _phong_sphere(RED, highlight=0.5)[0][:4, :4].reshape(-1, 3)

@@ -14,7 +14,7 @@ from huebench.benchmarks.gencolor.families import ANALYTIC_SETUPS, make_image
 from huebench.benchmarks.gencolor.scoring import MAX_OBJECT_PIXELS, ColorScorer
 from huebench.color import delta_e
 from huebench.errors import HuebenchError
-from huebench.stats import median, quantile
+from huebench.stats import mean, median, quantile, variance
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_subnormal=True)
 
@@ -30,6 +30,14 @@ def test_quantile_is_numpys_bit_for_bit(x, qs):
         ours, numpys = quantile(x, q), np.quantile(x, q)
         assert isinstance(ours, float) and ours == numpys
     assert median(x) == np.median(x)
+
+
+@settings(max_examples=300, deadline=None)
+@given(arrays(np.float64, st.integers(1, 1500), elements=finite), st.integers(1, 3))
+def test_mean_and_variance_are_numpys_bit_for_bit(x, step):
+    for a in (x, x[::step]):  # contiguous and strided: NumPy's pairwise sums either way
+        assert mean(a) == np.mean(a) and isinstance(mean(a), float)
+        assert variance(a) == np.var(a) and isinstance(variance(a), float)
 
 
 def test_quantile_ties_ends_and_fallbacks():

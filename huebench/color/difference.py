@@ -54,17 +54,22 @@ def delta_e(
     kL: float = 1.0,
     kC: float = 1.0,
     kH: float = 1.0,
+    compiled: bool = False,
 ) -> NDArray[np.float64]:
     """Colour difference between two CIELAB arrays (broadcast against each other).
 
     ``kL``, ``kC`` and ``kH`` are CIEDE2000's parametric weights (1 for the reference
-    conditions; textiles use ``kL=2``); they are ignored by ``cie76``.
+    conditions; textiles use ``kL=2``); they are ignored by ``cie76``. ``compiled``: CIEDE2000 takes
+    the compiled kernel (where numba is) however few the pairs, for a caller that has loaded the
+    kernels anyway — the NumPy code's dozens of array operations cost ~100 µs on a handful of
+    pairs; by default fewer than :data:`~huebench.color._kernels.KERNEL_FROM` pairs stay with NumPy
+    (the two agree to ~1e-12).
     """
     if method == "cie76":
         a, b = _lab_pair(lab1, lab2)
         return np.sqrt(np.sum((a - b) ** 2, axis=-1))
     if method == "ciede2000":
-        return _ciede2000(lab1, lab2, kL, kC, kH)
+        return _ciede2000(lab1, lab2, kL, kC, kH, compiled)
     raise ValueError(f"unknown delta_e method {method!r}; choose one of {', '.join(DELTA_E_METHODS)}")
 
 
@@ -74,9 +79,13 @@ def _kernel_weights(kL: float, kC: float, kH: float) -> bool:
     return all(0.0 < k < np.inf for k in (kL, kC, kH))
 
 
-def _ciede2000(lab1: ArrayLike, lab2: ArrayLike, kL: float, kC: float, kH: float) -> NDArray[np.float64]:
+def _ciede2000(
+    lab1: ArrayLike, lab2: ArrayLike, kL: float, kC: float, kH: float, compiled: bool = False
+) -> NDArray[np.float64]:
     a, b = _lab_pair(lab1, lab2)
-    if _kernels.enabled(int(np.prod(np.broadcast_shapes(a.shape, b.shape)[:-1]))) and _kernel_weights(kL, kC, kH):
+    pairs = int(np.prod(np.broadcast_shapes(a.shape, b.shape)[:-1]))
+    kernel = _kernels.AVAILABLE and pairs > 0 if compiled else _kernels.enabled(pairs)
+    if kernel and _kernel_weights(kL, kC, kH):
         return _kernels.ciede2000(a, b, kL, kC, kH)
     return np.asarray(ciede2000_numpy(a, b, kL, kC, kH), dtype=np.float64)  # float64 in, float64 out
 

@@ -72,6 +72,7 @@ __all__ = [
     "VEIL_NOISE",
     "VEIL_QUANTILE",
     "VEIL_TOLERANCE",
+    "DichromaticFit",
     "albedo_saturation",
     "balance",
     "diffuse_line_reconstruction",
@@ -686,34 +687,40 @@ def _mean_saturation(lin: NDArray[np.float64]) -> float:
     return float(np.linalg.norm(mean - grey)) / max(grey, 1e-6)
 
 
-def _glossy_evidence(lin: NDArray[np.float64], min_saturation: float) -> bool:
-    """A chromatic surface (:func:`_mean_saturation` ≥ ``min_saturation``) with real shading to fit."""
-    return _mean_saturation(lin) >= min_saturation and has_shading(lin)
+class DichromaticFit:
+    """What both dichromatic corrections (:func:`remove_fitted_floor`, :func:`diffuse_line_reconstruction`)
+    estimate from: every pixel of ``rgb8`` (N×3, 8-bit) in linear RGB, and for a fixed sample of them
+    (:func:`fit_sample`) the grey component, the distance from the grey axis and the usable pixels
+    (not clipped, above the darkest 10 %). Made once, it serves both corrections when the first
+    leaves the pixels as they are; its shading test runs once."""
 
+    def __init__(self, rgb8: NDArray[np.uint8]):
+        self.lin_all = srgb8_to_linear(rgb8)
+        idx = fit_sample(len(self.lin_all))  # the fit needs a sample; the correction goes to every pixel
+        lin = self.lin_all[idx]
+        self.grey = row_mean(lin)
+        self.perp = row_norm(lin - self.grey[:, None])
+        clipped = row_any(np.asarray(rgb8)[idx] >= CLIPPED)
+        self.use = ~clipped & (self.grey > stats.quantile(self.grey, 0.1))
+        self._usable = lin[self.use]
+        self._shading: bool | None = None
 
-#: what :func:`_fit_pixels` returns: every pixel (linear RGB), and for the sample its grey
-#: component, its distance from the grey axis and whether it is usable
-_Fit = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]
-
-
-def _fit_pixels(rgb8: NDArray[np.uint8], min_saturation: float) -> _Fit | None:
-    """What both dichromatic corrections estimate from: every pixel in linear RGB, and for a fixed
-    sample of them the grey component, the distance from the grey axis and the usable pixels (not
-    clipped, above the darkest 10 %). ``None`` when there is nothing glossy to fit."""
-    lin_all = srgb8_to_linear(rgb8)
-    idx = fit_sample(len(lin_all))  # the fit needs a sample; the correction goes to every pixel
-    lin = lin_all[idx]
-    grey = row_mean(lin)
-    perp = row_norm(lin - grey[:, None])
-    clipped = row_any(np.asarray(rgb8)[idx] >= CLIPPED)
-    use = ~clipped & (grey > stats.quantile(grey, 0.1))
-    if use.sum() < 20 or not _glossy_evidence(lin[use], min_saturation):
-        return None
-    return lin_all, grey, perp, use
+    def fits(self, min_saturation: float) -> bool:
+        """Is there something glossy to fit: at least 20 usable pixels of a chromatic surface
+        (:func:`_mean_saturation` ≥ ``min_saturation``) with real shading (:func:`has_shading`)?"""
+        if len(self._usable) < 20 or _mean_saturation(self._usable) < min_saturation:
+            return False
+        if self._shading is None:
+            self._shading = has_shading(self._usable)
+        return self._shading
 
 
 def remove_fitted_floor(
-    rgb8: NDArray[np.uint8], *, min_saturation: float = FLOOR_MIN_SATURATION, max_floor: float | None = MAX_FLOOR
+    rgb8: NDArray[np.uint8],
+    *,
+    min_saturation: float = FLOOR_MIN_SATURATION,
+    max_floor: float | None = MAX_FLOOR,
+    fit: DichromaticFit | None = None,
 ) -> NDArray[np.uint8]:
     """Subtract the white floor a glossy surface reflects everywhere, fitted from its pixels.
 
@@ -726,18 +733,19 @@ def remove_fitted_floor(
     pale surfaces (saturation below ``min_saturation``, :data:`FLOOR_MIN_SATURATION`) and flat
     patches (no shading range) leave nothing reliable to fit and are returned unchanged, as are
     fits with no positive floor and fits above ``max_floor`` (linear, per channel; :data:`MAX_FLOOR`):
-    no reflection of surroundings an 8-bit image can show is that bright.
+    no reflection of surroundings an 8-bit image can show is that bright. ``fit``: the
+    :class:`DichromaticFit` of ``rgb8``, when the caller has it.
     """
 
-    fit = _fit_pixels(rgb8, min_saturation)
-    if fit is None:
+    fit = DichromaticFit(rgb8) if fit is None else fit
+    if not fit.fits(min_saturation):
         return np.asarray(rgb8)
-    lin_all, grey, perp, use = fit
+    lin_all, grey, perp, use = fit.lin_all, fit.grey, fit.perp, fit.use
     par = np.sqrt(3.0) * grey  # component along the unit grey axis
     sat = perp / np.maximum(par, 1e-6)
     # near-grey pixels (a mask that caught some background) would pose as pure specular and pull
     # the floor up: the fit uses pixels at least half as saturated as the typical one
-    use &= sat >= 0.5 * stats.median(sat[use])
+    use = use & (sat >= 0.5 * stats.median(sat[use]))
     x, y = perp[use], par[use]
     lo, hi = stats.quantile(y, [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: no shading range to tell a floor from the albedo
@@ -745,11 +753,12 @@ def remove_fitted_floor(
     keep = np.ones(len(x), dtype=bool)
     for _ in range(3):  # least squares, trimming residuals beyond 2.5 MAD
         xk, yk = x[keep], y[keep]
-        var = float(np.var(xk))
+        var = stats.variance(xk)
         if var < 1e-12:  # no spread in chroma: nothing to fit a line to
             return np.asarray(rgb8)
-        slope = float(np.mean((xk - xk.mean()) * (yk - yk.mean()))) / var
-        intercept = float(yk.mean() - slope * xk.mean())
+        mean_x, mean_y = stats.mean(xk), stats.mean(yk)
+        slope = stats.mean((xk - mean_x) * (yk - mean_y)) / var
+        intercept = mean_y - slope * mean_x
         r = y - (slope * x + intercept)
         mad = 1.4826 * stats.median(np.abs(r[keep] - stats.median(r[keep]))) + 1e-9
         keep = np.abs(r) <= 2.5 * mad
@@ -762,8 +771,8 @@ def remove_fitted_floor(
     return linear_to_srgb8(out)
 
 
-def _saturation_from_fit(fit: _Fit, quantile: float) -> float | None:
-    _, grey, norm_fit, use = fit
+def _saturation_from_fit(fit: DichromaticFit, quantile: float) -> float | None:
+    grey, norm_fit, use = fit.grey, fit.perp, fit.use
     sat = norm_fit / np.maximum(grey, 1e-6)
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
@@ -780,8 +789,8 @@ def albedo_saturation(rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_sa
     pixels, the darkest 10 % and pixels less than half as saturated as the median. ``None`` for
     achromatic surfaces and flat patches, which are left as they are.
     """
-    fit = _fit_pixels(rgb8, min_saturation)
-    return None if fit is None else _saturation_from_fit(fit, quantile)
+    fit = DichromaticFit(rgb8)
+    return _saturation_from_fit(fit, quantile) if fit.fits(min_saturation) else None
 
 
 def diffuse_line_reconstruction(
@@ -791,6 +800,7 @@ def diffuse_line_reconstruction(
     min_saturation: float = 0.15,
     saturation: float | None = None,
     keep_clipped: bool = False,
+    fit: DichromaticFit | None = None,
 ) -> NDArray[np.uint8]:
     """Put every pixel back on the diffuse line of the dichromatic model.
 
@@ -809,15 +819,15 @@ def diffuse_line_reconstruction(
     under a warm light, a saturation boost): the line cannot know the clipped channel, and putting
     such a pixel at the unclipped pixels' saturation darkens it (a near-white under CIE A light:
     L* 74 against the 91 the image shows). On a glossy surface they may be highlights, so the
-    default is off.
+    default is off. ``fit``: the :class:`DichromaticFit` of ``rgb8``, when the caller has it.
     """
 
     if saturation is None:
-        fit = _fit_pixels(rgb8, min_saturation)
-        est = None if fit is None else _saturation_from_fit(fit, quantile)
-        if fit is None or est is None:
+        fit = DichromaticFit(rgb8) if fit is None else fit
+        est = _saturation_from_fit(fit, quantile) if fit.fits(min_saturation) else None
+        if est is None:
             return np.asarray(rgb8)
-        lin_all = fit[0]
+        lin_all = fit.lin_all
         saturation = est
     else:
         if not saturation > 0:

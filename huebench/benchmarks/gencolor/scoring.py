@@ -87,6 +87,7 @@ from huebench.color.reflectance import (
     RIM_BAND,
     RIM_RATIO,
     VEIL_QUANTILE,
+    DichromaticFit,
     balance,
     diffuse_reconstruction,
     fit_sample,
@@ -541,7 +542,8 @@ class ColorScorer:
             dom_lab[1:] *= (bound_p99 + limit) / float(np.hypot(dom_lab[1], dom_lab[2]))
             excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
         labs = np.array([np.asarray(c.lab, dtype=np.float64) for c in cands])
-        de = delta_e(labs, dom_lab[None, :])
+        # compiled: mask_depth and the colour steps have loaded the kernels, and NumPy costs ~100 µs here
+        de = delta_e(labs, dom_lab[None, :], compiled=True)
         dc = delta_chroma(labs, dom_lab[None, :])
         dh_raw = delta_hue(labs, dom_lab[None, :], neutral=np.nan)
         dh = np.where(np.isnan(dh_raw), 0.0, dh_raw)
@@ -691,14 +693,18 @@ class ColorScorer:
         settled — or None; ``glossy``: the gloss test's answer, None if unknown)."""
         if self.specular is None:
             return px8
+        fit = None
         if veil is None:  # a removed veil is the floor this step would fit
-            px8 = remove_specular(
-                px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor
+            fit = DichromaticFit(px8)
+            floored = remove_specular(
+                px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor, fit=fit
             )
+            if floored is not px8:  # a floor came off: the line is fitted to the new pixels
+                px8, fit = floored, None
         matte = glossy is False
         quantile = self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE
         keep = matte and self.matte_keeps_clipped
-        return diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile, keep_clipped=keep)
+        return diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile, keep_clipped=keep, fit=fit)
 
 
 def _chroma_p99(px8: NDArray[np.uint8], light: NDArray[np.float64] | None) -> float:
