@@ -363,7 +363,7 @@ def test_srgb8_decoding_kernel_is_the_table_look_up():
     # from KERNEL_FROM pixels the 8-bit decoding reads the table in a kernel: the same values,
     # for any shape and memory layout (strided views are copied first)
     rng = np.random.default_rng(7)
-    table = cv._srgb8_lut()
+    table = cv.srgb8_table()
     for shape in ((_kernels.KERNEL_FROM - 1, 3), (_kernels.KERNEL_FROM, 3), (1000, 3), (37, 41, 3), (N, 3)):
         rgb = rng.integers(0, 256, shape, dtype=np.uint8)
         got = cv.srgb8_to_linear(rgb)
@@ -400,13 +400,31 @@ def test_main_colour_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
     from huebench.color import reflectance
 
     rng = np.random.default_rng(8)
-    cases = [(px, keep, low) for px in _surfaces(rng) for keep, low in ((0.7, 0.25), (0.5, 0.5), (1.0, 0.0))]
+    settings = ((0.7, 0.25), (0.5, 0.5), (1.0, 0.0), (0.7, 0.9))  # the last: under 20 bright pixels at 64
+    cases = [(px, keep, low) for px in _surfaces(rng) for keep, low in settings]
+    calls = []
+    chromaticity = _kernels.chromaticity
+    monkeypatch.setattr(_kernels, "chromaticity", lambda *a: calls.append(1) or chromaticity(*a))
     compiled = [reflectance.main_color_pixels(px, keep=keep, from_quantile=low) for px, keep, low in cases]
-    assert _kernels._chromaticity.signatures and _kernels._hue_distance.signatures and _kernels._norm3.signatures
+    assert len(calls) == len(cases)  # every case took the kernels
     monkeypatch.setattr(_kernels, "enabled", lambda n: False)
     for (px, keep, low), got in zip(cases, compiled, strict=True):
         assert np.array_equal(got, reflectance.main_color_pixels(px, keep=keep, from_quantile=low))
+    assert len(calls) == len(cases)  # and the reference did not
     assert any(0 < got.sum() < len(got) for got in compiled)  # not only "keep everything"
+    assert any(got.all() and len(got) == _kernels.KERNEL_FROM for got in compiled)
+
+
+def test_main_colour_kernels_take_only_pixel_lists(monkeypatch):
+    # an image (H×W×3) or a flat array is not N×3 pixels: it never reaches the kernels (which would
+    # read it as pixels), and fails as it did before they existed
+    from huebench.color import reflectance
+
+    monkeypatch.setattr(_kernels, "chromaticity", lambda *a: pytest.fail("kernel given a non-N×3 array"))
+    rng = np.random.default_rng(11)
+    for shape in ((300,), (80, 70, 3), (2000, 2)):
+        with pytest.raises((IndexError, ValueError)):
+            reflectance.main_color_pixels(rng.integers(0, 256, shape, dtype=np.uint8))
 
 
 def test_main_colour_kernel_steps_are_numpys_arrays_bit_for_bit():
@@ -416,17 +434,18 @@ def test_main_colour_kernel_steps_are_numpys_arrays_bit_for_bit():
 
     rng = np.random.default_rng(9)
     for px in _surfaces(rng):
-        lin = cv._srgb8_lut()[px]
-        total, chrom = _kernels.chromaticity(px, cv._srgb8_lut())
+        lin = cv.srgb8_table()[px]
+        total, chrom = _kernels.chromaticity(px, cv.srgb8_table())
         assert np.array_equal(total, row_sum(lin))
         assert np.array_equal(chrom, lin / np.maximum(row_sum(lin), 1e-6)[:, None])
         bright = total >= np.median(total)
-        x, y, t = _kernels.select_xy(chrom, total, bright, int(bright.sum()))
+        x, y, t = _kernels.select_xy(chrom, total, bright)
         assert np.array_equal(x, chrom[bright, 0]) and np.array_equal(y, chrom[bright, 1])
         assert np.array_equal(t, total[bright])
         point = np.array([chrom[0, 0], chrom[0, 1], 1.0 - chrom[0, 0] - chrom[0, 1]]) + rng.normal(0, 0.01, 3)
         off = _kernels.offsets(chrom, point)
         assert np.array_equal(off, chrom - point)
+        assert np.array_equal(_kernels.offsets(np.asfortranarray(chrom), point), off)  # any memory order
         assert np.array_equal(_kernels.norm3(off), row_norm(off))
         axis = rng.normal(size=3)
         axis /= np.linalg.norm(axis)
@@ -437,7 +456,9 @@ def test_main_colour_kernel_steps_are_numpys_arrays_bit_for_bit():
         kept, count = _kernels.within_radius(expected, total, typical, radius)
         assert np.array_equal(kept, expected <= radius * np.maximum(typical / np.maximum(total, 1e-6), 1.0))
         assert count == kept.sum()
-        lo, width = np.array([x.min(), y.min()]), np.array([np.ptp(x) + 1e-9, np.ptp(y) + 1e-9]) / 20
+        # the grid over the central part: points fall outside it on every side
+        lo = np.array([np.quantile(x, 0.1), np.quantile(y, 0.1)])
+        width = (np.array([np.quantile(x, 0.9), np.quantile(y, 0.9)]) - lo + 1e-9) / 20
         cells = np.floor((np.stack([x, y], axis=1) - lo) / width).astype(np.int64)
         inside = ((cells >= 0) & (cells < 20)).all(axis=1)
         expected_counts = np.bincount(cells[inside, 0] * 20 + cells[inside, 1], minlength=400).reshape(20, 20)

@@ -592,7 +592,34 @@ def test_one_dichromatic_fit_serves_both_corrections():
         assert fit.fits(0.15) == (rf.albedo_saturation(px, quantile=0.9) is not None)
     assert set(unchanged) == {True, False}  # both ways through the scorer's steps
     grey = rf.DichromaticFit(np.full((400, 3), 120, np.uint8))
-    assert not grey.fits(0.15)  # achromatic: nothing glossy to fit
+    assert not grey.fits(0.15) and not grey.fits(float("nan"))  # achromatic: nothing glossy to fit
+    with pytest.raises(HuebenchError, match="only the pixels it was made from"):
+        rf.diffuse_line_reconstruction(px.copy(), fit=rf.DichromaticFit(px))
+
+
+def test_the_scorers_specular_steps_are_the_two_corrections_in_turn():
+    # ColorScorer.specular_steps shares one fit between the floor and the diffuse line: the same
+    # pixels as the two library calls one after the other, for every gloss answer and veil
+    from huebench.benchmarks.gencolor.scoring import DIFFUSE_QUANTILE, ColorScorer
+
+    scorer = ColorScorer("css3")
+    for highlight, floor in ((0.5, 0.0), (0.5, 0.04), (0.0, 0.0), (0.2, 0.02)):
+        img, mask, _ = _phong_sphere(RED, highlight=highlight, floor=floor)
+        px = img[mask]
+        for glossy in (None, True, False):
+            for veil in (None, 0.01):
+                steps = (
+                    px
+                    if veil is not None
+                    else rf.remove_fitted_floor(
+                        px, min_saturation=scorer.floor_min_saturation, max_floor=scorer.max_floor
+                    )
+                )
+                matte = glossy is False
+                expected = rf.diffuse_line_reconstruction(
+                    steps, quantile=scorer.matte_quantile if matte else DIFFUSE_QUANTILE, keep_clipped=matte
+                )
+                assert np.array_equal(scorer.specular_steps(px, veil, glossy), expected)
 
 
 def test_a_new_method_is_one_function_and_one_entry(monkeypatch):

@@ -862,12 +862,12 @@ def chromaticity(
 
 
 def select_xy(
-    chrom: NDArray[np.float64], total: NDArray[np.float64], where: NDArray[np.bool_], count: int
+    chrom: NDArray[np.float64], total: NDArray[np.float64], where: NDArray[np.bool_]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The first two chromaticity coordinates and the channel sum of the ``count`` pixels where
-    ``where`` holds, each as a packed array."""
-    x, y, t = (np.empty(count, dtype=np.float64) for _ in range(3))
-    _select_xy(chrom.reshape(-1), total, np.ascontiguousarray(where), x, y, t)
+    """The first two chromaticity coordinates (N×3 ``chrom``) and the channel sum of the pixels
+    where ``where`` holds, each as a packed array."""
+    x, y, t = (np.empty(int(np.count_nonzero(where)), dtype=np.float64) for _ in range(3))
+    _select_xy(_flat(chrom), _flat(total), _flat(where), x, y, t)
     return x, y, t
 
 
@@ -877,7 +877,7 @@ def histogram(
     """Counts of the points in an n × n grid of cells ``floor((p - lo) / width)``; points outside it
     are not counted."""
     counts = np.zeros(n * n, dtype=np.int64)
-    _histogram(x, y, float(lo[0]), float(lo[1]), float(width[0]), float(width[1]), n, counts)
+    _histogram(_flat(x), _flat(y), float(lo[0]), float(lo[1]), float(width[0]), float(width[1]), n, counts)
     return counts.reshape(n, n)
 
 
@@ -885,15 +885,15 @@ def near(
     x: NDArray[np.float64], y: NDArray[np.float64], centre: NDArray[np.float64], reach: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The points within ``reach`` of ``centre`` in both coordinates, packed."""
-    out_x, out_y = np.empty_like(x), np.empty_like(y)
-    k = _near(x, y, float(centre[0]), float(centre[1]), float(reach[0]), float(reach[1]), out_x, out_y)
+    out_x, out_y = np.empty(len(x), dtype=np.float64), np.empty(len(y), dtype=np.float64)
+    k = _near(_flat(x), _flat(y), float(centre[0]), float(centre[1]), float(reach[0]), float(reach[1]), out_x, out_y)
     return out_x[:k], out_y[:k]
 
 
 def offsets(chrom: NDArray[np.float64], point: NDArray[np.float64]) -> NDArray[np.float64]:
     """``chrom - point`` for N×3 chromaticities and one point."""
-    off = np.empty_like(chrom)
-    _offsets(chrom.reshape(-1), float(point[0]), float(point[1]), float(point[2]), off.reshape(-1))
+    off = np.empty(chrom.shape, dtype=np.float64)
+    _offsets(_flat(chrom), float(point[0]), float(point[1]), float(point[2]), off.reshape(-1))
     return off
 
 
@@ -902,14 +902,14 @@ def hue_distance(
 ) -> NDArray[np.float64]:
     """``hypot(|off − along·axis|, max(−along − reach, 0))`` per pixel (see main_color_pixels)."""
     dist = np.empty(len(along), dtype=np.float64)
-    _hue_distance(off.reshape(-1), along, float(axis[0]), float(axis[1]), float(axis[2]), float(reach), dist)
+    _hue_distance(_flat(off), _flat(along), float(axis[0]), float(axis[1]), float(axis[2]), float(reach), dist)
     return dist
 
 
 def norm3(off: NDArray[np.float64]) -> NDArray[np.float64]:
     """The Euclidean norm of each row of an N×3 array (row_norm's order)."""
     dist = np.empty(len(off), dtype=np.float64)
-    _norm3(off.reshape(-1), dist)
+    _norm3(_flat(off), dist)
     return dist
 
 
@@ -918,7 +918,7 @@ def within_radius(
 ) -> tuple[NDArray[np.bool_], int]:
     """``dist <= radius × max(typical / max(total, 1e-6), 1)`` and how many hold."""
     kept = np.empty(len(dist), dtype=np.bool_)
-    return kept, int(_within_radius(dist, total, float(typical), float(radius), kept))
+    return kept, int(_within_radius(_flat(dist), _flat(total), float(typical), float(radius), kept))
 
 
 def taxicab_depth(mask: NDArray[np.bool_], *, outside_is_background: bool) -> NDArray[np.int32]:

@@ -60,6 +60,6 @@ def masked(a: NDArray[_T], mask: NDArray[np.bool_]) -> NDArray[_T]:
     C-contiguous."""
     arr, m = np.asarray(a), np.asarray(mask)
     if m.dtype == np.bool_ and m.ndim == 2 and arr.shape[:2] == m.shape and arr.flags.c_contiguous:
-        out: NDArray[_T] = np.compress(m.reshape(-1), arr.reshape((-1, *arr.shape[2:])), axis=0)
+        out: NDArray[_T] = np.compress(m.reshape(-1), arr.reshape((m.size, *arr.shape[2:])), axis=0)
         return out
     return arr[m]

@@ -35,6 +35,7 @@ __all__ = [
     "linear_rgb_to_xyz",
     "linear_to_srgb",
     "linear_to_srgb8",
+    "srgb8_table",
     "srgb8_to_linear",
     "srgb_to_lab",
     "srgb_to_linear",
@@ -127,8 +128,8 @@ def srgb8_to_linear(rgb8: ArrayLike) -> NDArray[np.float64]:
     x = np.asarray(rgb8)
     if x.dtype == np.uint8:
         if x.shape[-1:] == (3,) and _kernels.enabled(x.size // 3):
-            return _kernels.lookup(x, _srgb8_lut())
-        return _srgb8_lut()[x]
+            return _kernels.lookup(x, srgb8_table())
+        return srgb8_table()[x]
     return srgb_to_linear(x.astype(np.float64) / 255.0)
 
 
@@ -240,14 +241,16 @@ def srgb_to_lab(rgb: ArrayLike) -> NDArray[np.float64]:
     arr = np.asarray(rgb)
     if arr.shape[-1:] == (3,) and _kernels.enabled(arr.size // 3):
         if arr.dtype == np.uint8:
-            return _kernels.srgb8_to_lab(arr, _srgb8_lut(), _xyz_over_white())
+            return _kernels.srgb8_to_lab(arr, srgb8_table(), _xyz_over_white())
         return _kernels.linear_to_lab(srgb_to_linear(arr), _xyz_over_white())
-    linear = _srgb8_lut()[arr] if arr.dtype == np.uint8 and arr.shape[-1:] == (3,) else srgb_to_linear(arr)
+    linear = srgb8_table()[arr] if arr.dtype == np.uint8 and arr.shape[-1:] == (3,) else srgb_to_linear(arr)
     return xyz_to_lab(linear_rgb_to_xyz(linear))
 
 
 @functools.cache
-def _srgb8_lut() -> NDArray[np.float64]:
+def srgb8_table() -> NDArray[np.float64]:
+    """The linear value of each 8-bit sRGB level (256 entries, ``srgb_to_linear(level / 255)``):
+    the table :func:`srgb8_to_linear` reads. Cached; do not write to it."""
     levels = np.repeat(np.arange(256, dtype=np.float64)[:, None] / 255.0, 3, axis=1)
     return srgb_to_linear(levels)[:, 0].copy()
 

@@ -48,7 +48,7 @@ from huebench import stats
 from huebench._suggest import suggestion_text
 from huebench.color import _kernels
 from huebench.color._rows import masked, row_all, row_any, row_mean, row_norm, row_sum
-from huebench.color.conversions import RGB_TO_XYZ, _srgb8_lut, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
+from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_table, srgb8_to_linear, srgb_to_linear
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
@@ -695,6 +695,7 @@ class DichromaticFit:
     leaves the pixels as they are; its shading test runs once."""
 
     def __init__(self, rgb8: NDArray[np.uint8]):
+        self.source = rgb8  # the pixels it was made from: a correction given other pixels refuses it
         self.lin_all = srgb8_to_linear(rgb8)
         idx = fit_sample(len(self.lin_all))  # the fit needs a sample; the correction goes to every pixel
         lin = self.lin_all[idx]
@@ -705,10 +706,16 @@ class DichromaticFit:
         self._usable = lin[self.use]
         self._shading: bool | None = None
 
+    def of(self, rgb8: NDArray[np.uint8]) -> DichromaticFit:
+        """This fit, checked to be of ``rgb8`` (the same array)."""
+        if rgb8 is not self.source:
+            raise HuebenchError("a DichromaticFit serves only the pixels it was made from (the same array)")
+        return self
+
     def fits(self, min_saturation: float) -> bool:
         """Is there something glossy to fit: at least 20 usable pixels of a chromatic surface
         (:func:`_mean_saturation` ≥ ``min_saturation``) with real shading (:func:`has_shading`)?"""
-        if len(self._usable) < 20 or _mean_saturation(self._usable) < min_saturation:
+        if len(self._usable) < 20 or not _mean_saturation(self._usable) >= min_saturation:
             return False
         if self._shading is None:
             self._shading = has_shading(self._usable)
@@ -737,7 +744,7 @@ def remove_fitted_floor(
     :class:`DichromaticFit` of ``rgb8``, when the caller has it.
     """
 
-    fit = DichromaticFit(rgb8) if fit is None else fit
+    fit = DichromaticFit(rgb8) if fit is None else fit.of(rgb8)
     if not fit.fits(min_saturation):
         return np.asarray(rgb8)
     lin_all, grey, perp, use = fit.lin_all, fit.grey, fit.perp, fit.use
@@ -823,7 +830,7 @@ def diffuse_line_reconstruction(
     """
 
     if saturation is None:
-        fit = DichromaticFit(rgb8) if fit is None else fit
+        fit = DichromaticFit(rgb8) if fit is None else fit.of(rgb8)
         est = _saturation_from_fit(fit, quantile) if fit.fits(min_saturation) else None
         if est is None:
             return np.asarray(rgb8)
@@ -936,9 +943,9 @@ def main_color_pixels(
     rgb8 = np.asarray(rgb8)
     # the kernels run NumPy's element-wise steps fused, each value with the same operations in the
     # same order; the quantiles and the matrix product stay NumPy's in both
-    fast = rgb8.dtype == np.uint8 and _kernels.enabled(len(rgb8))
+    fast = rgb8.dtype == np.uint8 and rgb8.ndim == 2 and rgb8.shape[1] == 3 and _kernels.enabled(len(rgb8))
     if fast:
-        total, chrom = _kernels.chromaticity(rgb8, _srgb8_lut())
+        total, chrom = _kernels.chromaticity(rgb8, srgb8_table())
     else:
         lin = srgb8_to_linear(rgb8)
         total = row_sum(lin)
@@ -948,7 +955,7 @@ def main_color_pixels(
     if n_bright < 20:
         return np.ones(len(rgb8), dtype=bool)
     if fast:
-        x, y, total_bright = _kernels.select_xy(chrom, total, bright, n_bright)
+        x, y, total_bright = _kernels.select_xy(chrom, total, bright)
     else:
         x, y, total_bright = chrom[bright, 0], chrom[bright, 1], total[bright]
     (lo_x, hi_x), (lo_y, hi_y) = stats.quantile(x, [0.01, 0.99]), stats.quantile(y, [0.01, 0.99])
