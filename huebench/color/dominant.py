@@ -93,7 +93,8 @@ def dominant_color(
 
     ab = pixels[:, 1:]
     if len(pixels) >= 3:
-        dist = np.hypot(*(ab - np.median(ab, axis=0)).T)
+        centre = np.array([stats.median(ab[:, 0]), stats.median(ab[:, 1])])  # np.median(ab, axis=0)'s values
+        dist = np.hypot(*(ab - centre).T)
         med = stats.median(dist)
         radius = max(med + outlier_mad * 1.4826 * stats.median(np.abs(dist - med)), min_outlier_radius)
         keep = dist <= radius
