@@ -86,6 +86,15 @@ def quantile(x: np.ndarray, q: float | Sequence[float] | np.ndarray) -> Any:
     if isinstance(q, float) and a.ndim == 1 and a.size and a.dtype == np.float64 and 0.0 <= q <= 1.0:
         found = _quantiles(a, [q])
         return np.quantile(a, q) if found is None else found[0]
+    if (
+        isinstance(q, (list, tuple))
+        and a.ndim == 1
+        and a.size
+        and a.dtype == np.float64
+        and all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in q)
+    ):
+        found = _quantiles(a, list(q))
+        return np.quantile(a, q) if found is None else np.array(found, dtype=np.float64)
     scalar = np.ndim(q) == 0
     qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
     if a.ndim != 1 or a.size == 0 or a.dtype != np.float64 or qs.ndim != 1 or not (qs.min() >= 0 and qs.max() <= 1):
@@ -113,8 +122,12 @@ def _quantiles(a: np.ndarray, qs: list[float]) -> list[float] | None:
             nxt = previous + 1
             kth.update((previous, nxt))
         plans.append((previous, nxt, virtual - previous))
-    s = np.sort(a) if n < PARTITION_FROM and len(kth) > 3 else np.partition(a, sorted(kth))
-    if np.isnan(s[-1]):
+    s = a.copy()  # np.sort / np.partition's own copy, then their algorithm, without their wrappers
+    if n < PARTITION_FROM and len(kth) > 3:
+        s.sort()
+    else:
+        s.partition(sorted(kth))
+    if math.isnan(s[-1]):
         return None
     out = []
     for previous, nxt, gamma in plans:
@@ -131,9 +144,11 @@ def median(x: np.ndarray) -> float:
     if n == 0:
         return float("nan")
     k = n // 2
+    part = np.array(x, copy=True)  # np.partition's copy and algorithm, without its wrapper
     if n % 2:
-        return float(np.partition(x, k)[k])
-    part = np.partition(x, [k - 1, k])
+        part.partition(k)
+        return float(part[k])
+    part.partition([k - 1, k])
     return float((part[k - 1] + part[k]) / 2)
 
 

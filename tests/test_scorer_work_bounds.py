@@ -26,6 +26,8 @@ finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_subnorm
 )
 def test_quantile_is_numpys_bit_for_bit(x, qs):
     assert np.array_equal(quantile(x, qs), np.quantile(x, qs))
+    assert np.array_equal(quantile(x, tuple(qs)), np.quantile(x, qs))  # a lightness window is a tuple
+    assert np.array_equal(quantile(x[::2], qs), np.quantile(x[::2], qs))  # a strided view: its own copy
     for q in qs:
         ours, numpys = quantile(x, q), np.quantile(x, q)
         assert isinstance(ours, float) and ours == numpys
