@@ -83,16 +83,11 @@ def quantile(x: np.ndarray, q: float | Sequence[float] | np.ndarray) -> Any:
     shaped like ``q``. Arrays with NaN, other dtypes and shapes, and empty arrays go to
     ``np.quantile`` (same result or error)."""
     a = np.asarray(x)
-    if isinstance(q, float) and a.ndim == 1 and a.size and a.dtype == np.float64 and 0.0 <= q <= 1.0:
+    plain = a.ndim == 1 and a.size and a.dtype == np.float64  # what the fast paths take
+    if plain and isinstance(q, float) and 0.0 <= q <= 1.0:
         found = _quantiles(a, [q])
         return np.quantile(a, q) if found is None else found[0]
-    if (
-        isinstance(q, (list, tuple))
-        and a.ndim == 1
-        and a.size
-        and a.dtype == np.float64
-        and all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in q)
-    ):
+    if plain and isinstance(q, (list, tuple)) and all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in q):
         found = _quantiles(a, list(q))
         return np.quantile(a, q) if found is None else np.array(found, dtype=np.float64)
     scalar = np.ndim(q) == 0
@@ -154,7 +149,7 @@ def median(x: np.ndarray) -> float:
 
 def mean(x: np.ndarray) -> float:
     """``np.mean`` of a 1-D float64 array, the same value (NumPy's pairwise sum over the count),
-    without its dispatch overhead (~4 µs a call)."""
+    without its dispatch overhead."""
     return float(np.add.reduce(x) / len(x))
 
 

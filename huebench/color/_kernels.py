@@ -33,8 +33,8 @@ table look-up (the same values as NumPy's indexing).
 
 The kernels compile on first use (cached on disk by numba: ~5–10 s once per installation, then
 ~0.25–1 s per process to load, depending on the machine's load). Inputs from :data:`KERNEL_FROM`
-pixels take them: on the few hundred pixels of a small object a call costs a few µs against
-100–140 µs for the NumPy code's dozens of array operations (the scorer's figures are in docs/performance.md). The NumPy code stays the
+pixels take them: on the few hundred pixels of a small object a call costs a small fraction of the
+NumPy code's dozens of array operations (the figures are in docs/performance.md). The NumPy code stays the
 reference the kernels are tested against, the path of a handful of colours, and that of machines
 without numba (``HUEBENCH_NO_NUMBA=1``).
 
@@ -844,7 +844,7 @@ def linear_to_srgb8(
 
 def lookup(x: NDArray[np.uint8], table: NDArray[np.float64]) -> NDArray[np.float64]:
     """``table[x]`` for 8-bit pixels (…, 3) and a 256-entry table: the same values, without NumPy's
-    fancy-indexing machinery (4× faster from a few thousand values)."""
+    fancy-indexing machinery (its speed: docs/performance.md)."""
     out = np.empty(x.shape, dtype=np.float64)
     _run(_lookup, _lookup_serial, out.size // 3, CHUNK * BLOCK, _flat(x), table, out.reshape(-1))
     return out

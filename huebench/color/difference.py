@@ -61,8 +61,8 @@ def delta_e(
     ``kL``, ``kC`` and ``kH`` are CIEDE2000's parametric weights (1 for the reference
     conditions; textiles use ``kL=2``); they are ignored by ``cie76``. ``compiled``: CIEDE2000 takes
     the compiled kernel (where numba is) however few the pairs, for a caller that has loaded the
-    kernels anyway — the NumPy code's dozens of array operations cost ~100 µs on a handful of
-    pairs; by default fewer than :data:`~huebench.color._kernels.KERNEL_FROM` pairs stay with NumPy
+    kernels anyway — on a handful of pairs the NumPy code's dozens of array operations cost several
+    times the kernel (docs/performance.md); by default fewer than :data:`~huebench.color._kernels.KERNEL_FROM` pairs stay with NumPy
     (the two agree to ~1e-12).
     """
     if method == "cie76":

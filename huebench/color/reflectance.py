@@ -271,8 +271,7 @@ def _gaussian_weights(sigma: float) -> NDArray[np.float64]:
 
 
 #: :func:`gaussian_blur` leaves arrays of at least this many values to SciPy, whose line buffers are
-#: faster on large arrays (measured: the compiled blur 27 vs 51 µs on 40 × 40 × 3, 283 vs 332 µs on
-#: 235 × 235, but 1.9 vs 1.0 ms on 235 × 235 × 3)
+#: faster on large arrays (the measurements are in docs/performance.md)
 BLUR_COMPILED_BELOW = 65_536
 
 

@@ -542,7 +542,8 @@ class ColorScorer:
             dom_lab[1:] *= (bound_p99 + limit) / float(np.hypot(dom_lab[1], dom_lab[2]))
             excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
         labs = np.array([np.asarray(c.lab, dtype=np.float64) for c in cands])
-        # compiled: mask_depth and the colour steps have loaded the kernels, and NumPy costs ~100 µs here
+        # compiled: mask_depth and the colour steps have loaded the kernels, and on four pairs NumPy's
+        # CIEDE2000 costs several times the kernel
         de = delta_e(labs, dom_lab[None, :], compiled=True)
         dc = delta_chroma(labs, dom_lab[None, :])
         dh_raw = delta_hue(labs, dom_lab[None, :], neutral=np.nan)
