@@ -521,3 +521,94 @@ def test_a_process_that_converted_a_large_image_can_still_fork():
     # under GNU OpenMP it would be terminated ("fork() called from a process already using GNU OpenMP")
     exit_code, layer, _ = _fork_after(300_000).split()
     assert exit_code == "0" and layer not in ("omp", "none"), layer
+
+
+def test_pairwise_sum_is_numpys_sum_bit_for_bit():
+    # the fused fits add as NumPy does (pairwise, eight accumulators, halves rounded to multiples
+    # of 8), so their means and variances are stats.mean's and stats.variance's to the last bit
+    rng = np.random.default_rng(21)
+    sizes = [*range(1, 300), 511, 512, 513, 1000, 8191, 8192, 8193, 20_000, 65_537]
+    for n in sizes:
+        a = rng.standard_normal(n) * 10 ** rng.uniform(-3, 3, n)
+        assert 0.0 + _kernels._pairwise_sum(a, 0, n) == np.add.reduce(a), n
+        assert _kernels._mean(a) == np.mean(a), n
+    a = rng.random(1000)
+    assert _kernels._pairwise_sum(a, 100, 400) == np.add.reduce(a[100:500])
+
+
+def test_kernel_quantiles_are_stats_quantiles_bit_for_bit():
+    from huebench import stats
+
+    rng = np.random.default_rng(22)
+    for n in (1, 2, 3, 10, 64, 513, 4000):
+        for x in (rng.random(n), rng.integers(0, 5, n).astype(np.float64)):  # with ties
+            assert _kernels._median(x) == stats.median(x) == np.median(x)
+            for q in (0.0, 0.1, 0.25, 0.5, 0.9, 0.99, 1.0):
+                assert _kernels._quantile(x, q) == stats.quantile(x, q), (n, q)
+
+
+def _glossy_surfaces(rng):
+    """N×3 8-bit surfaces between matte and glossy: shaded albedos with a Lambert-like range,
+    highlights of several sizes, a veil, noise, clipped channels; and _surfaces' kinds."""
+    for n in (_kernels.KERNEL_FROM, 300, 1500, 6000):
+        for _ in range(12):
+            albedo = rng.random(3) ** 1.5
+            shade = np.clip(rng.uniform(0.0, 1.0, n) ** rng.uniform(0.5, 2), 0.02, None)
+            spec = rng.uniform(0, 0.5) * np.clip(shade - rng.uniform(0.6, 0.98), 0, None) * 10
+            lin = shade[:, None] * albedo + spec[:, None] + rng.uniform(0, 0.02)
+            lin *= rng.uniform(0.6, 1.6)  # some exposures clip
+            lin += rng.normal(0, rng.choice([0.0, 0.002, 0.01]), lin.shape)
+            yield color.linear_to_srgb8(lin)
+    yield from _surfaces(rng)
+
+
+def test_gloss_and_shading_kernels_decide_as_the_numpy_steps(monkeypatch):
+    # looks_glossy and has_shading run as one kernel each from KERNEL_FROM pixels; their dot
+    # products are plain loops (NumPy's are BLAS calls, CPU-dependent in the last place), so the
+    # decisions are compared, on surfaces on both sides of every threshold
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(23)
+    cases = list(_glossy_surfaces(rng))
+    settings = ((0.955, 2.0, 0.15), (0.955, None, 0.15), (0.9, 1.0, 0.05), (0.99, 3.0, 0.3))
+    calls = []
+    looks = _kernels.looks_glossy
+    monkeypatch.setattr(_kernels, "looks_glossy", lambda *a, **k: calls.append(1) or looks(*a, **k))
+    compiled = [
+        [reflectance.looks_glossy(px, uniformity=u, radial=r, min_saturation=s) for u, r, s in settings] for px in cases
+    ]
+    shading = [reflectance.has_shading(cv.srgb8_to_linear(px)) for px in cases]
+    assert len(calls) == len(cases) * len(settings)
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    reference = [
+        [reflectance.looks_glossy(px, uniformity=u, radial=r, min_saturation=s) for u, r, s in settings] for px in cases
+    ]
+    assert compiled == reference
+    assert shading == [reflectance.has_shading(cv.srgb8_to_linear(px)) for px in cases]
+    assert len(calls) == len(cases) * len(settings)  # the reference took no kernel
+    flat = [v for row in compiled for v in row]
+    assert 0.2 < sum(flat) / len(flat) < 0.8 and 0.2 < sum(shading) / len(shading) < 0.95  # both answers
+
+
+def test_floor_fit_and_smoothing_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(24)
+    cases = list(_glossy_surfaces(rng))
+    floors = [reflectance.remove_fitted_floor(px) for px in cases]
+    images = []
+    for _ in range(12):
+        h, w = rng.integers(12, 70, 2)
+        img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        yy, xx = np.mgrid[:h, :w]
+        mask = (yy - h / 2) ** 2 / (h / 2.5) ** 2 + (xx - w / 3) ** 2 / (w / 3) ** 2 < 1
+        images.append((img, mask, float(rng.choice([0.7, 1.0, 2.5]))))
+    smoothed = [reflectance.smooth_within(img, m, s) for img, m, s in images]
+    sampled = [reflectance.smooth_within(img, m, s, sample=np.arange(0, m.sum(), 3)) for img, m, s in images]
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    for px, got in zip(cases, floors, strict=True):
+        assert np.array_equal(got, reflectance.remove_fitted_floor(px))
+    for (img, m, s), got, some in zip(images, smoothed, sampled, strict=True):
+        assert np.array_equal(got, reflectance.smooth_within(img, m, s))
+        assert np.array_equal(some, reflectance.smooth_within(img, m, s, sample=np.arange(0, m.sum(), 3)))
+    assert sum(not np.array_equal(f, px) for f, px in zip(floors, cases, strict=True)) >= 5  # floors came off

@@ -670,6 +670,287 @@ if AVAILABLE:
                 for j in range(w * c):
                     row[j] += (buf[lo + j] + buf[hi + j]) * weights[jj]
 
+    @_exact_jit()
+    def _masked_blur(image, mask, table, weights, where, out):  # pragma: no cover - compiled
+        # reflectance.smooth_within's steps on a cropped image, each value with SciPy's operations in
+        # its order (_correlate_symmetric): the linear pixels times the 0/1 mask weight, and that
+        # weight as a fourth channel, blurred along axis 0 everywhere, then along axis 1 at the
+        # pixels ``where`` (flat indices) only, which are all that is read: there the blurred colour
+        # over the blurred weight (at least 1e-9)
+        h, w = mask.shape
+        src = np.empty((h, w, 4))
+        for i in range(h):
+            for j in range(w):
+                m = 1.0 if mask[i, j] else 0.0
+                for c in range(3):
+                    src[i, j, c] = table[image[i, j, c]] * m
+                src[i, j, 3] = m
+        mid = np.empty_like(src)
+        _correlate_symmetric(src, weights, 0, mid)
+        r = weights.shape[0] // 2
+        acc = np.empty(4)
+        for k in range(where.shape[0]):
+            i = where[k] // w
+            j = where[k] - i * w
+            for c in range(4):
+                acc[c] = mid[i, j, c] * weights[r]
+            for jj in range(r):
+                lo, hi = _reflect(j - r + jj, w), _reflect(j + r - jj, w)
+                for c in range(4):
+                    acc[c] += (mid[i, lo, c] + mid[i, hi, c]) * weights[jj]
+            d = acc[3] if acc[3] > 1e-9 else 1e-9
+            for c in range(3):
+                out[k, c] = acc[c] / d
+
+    # -- the gloss and shading tests (reflectance.looks_glossy, has_shading) ------------------
+    # no fast-math flag; quantiles and medians are stats.quantile's order statistics and its
+    # interpolation, operation for operation. The dot products with 3-vectors are plain loops:
+    # NumPy's go to BLAS, whose rounding depends on the CPU, so values may differ from NumPy's in
+    # the last place (the decisions they feed are compared in tests/test_color_kernels.py)
+
+    @_exact_jit()
+    def _quantile(x, q):  # pragma: no cover - compiled
+        # stats.quantile(x, q) of a 1-D array without NaN: its two order statistics from one
+        # partition (any selection gives the same values), then NumPy's interpolation
+        n = x.shape[0]
+        virtual = (n - 1) * q
+        if virtual >= n - 1:
+            return np.max(x)
+        previous = math.floor(virtual)
+        part = np.partition(x, previous)
+        lo, hi = part[previous], np.min(part[previous + 1 :])
+        gamma = virtual - previous
+        diff = hi - lo
+        return hi - diff * (1 - gamma) if gamma >= 0.5 else lo + diff * gamma
+
+    @_exact_jit()
+    def _median(x):  # pragma: no cover - compiled
+        n = x.shape[0]
+        k = n // 2
+        part = np.partition(x, k)
+        return part[k] if n % 2 else (np.max(part[:k]) + part[k]) / 2
+
+    @_exact_jit()
+    def _pairwise_leaf(a, lo, n):  # pragma: no cover - compiled
+        # NumPy's pairwise sum of at most 128 values: one loop below 8, else eight accumulators
+        if n < 8:
+            res = 0.0
+            for i in range(lo, lo + n):
+                res += a[i]
+            return res
+        r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+        r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+        i = 8
+        while i < n - (n % 8):
+            r0 += a[lo + i]
+            r1 += a[lo + i + 1]
+            r2 += a[lo + i + 2]
+            r3 += a[lo + i + 3]
+            r4 += a[lo + i + 4]
+            r5 += a[lo + i + 5]
+            r6 += a[lo + i + 6]
+            r7 += a[lo + i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[lo + i]
+            i += 1
+        return res
+
+    @_exact_jit()
+    def _pairwise_sum(a, lo, n):  # pragma: no cover - compiled
+        # NumPy's float64 sum of a[lo:lo + n] (np.add.reduce of a contiguous array), bit for bit:
+        # above 128 values the sum of two halves (the first a multiple of 8), below a leaf. The
+        # recursion runs on an explicit stack: numba's disk cache cannot hold recursive functions
+        if n <= 128:
+            return _pairwise_leaf(a, lo, n)
+        los = np.empty(64, dtype=np.int64)
+        ns = np.empty(64, dtype=np.int64)
+        stage = np.zeros(64, dtype=np.int64)  # 0: not split, 1: left half pending, 2: right half pending
+        left = np.empty(64)
+        los[0], ns[0], stage[0] = lo, n, 0
+        top = 0
+        total = 0.0
+        while top >= 0:
+            m = ns[top]
+            if m <= 128 or stage[top] == 2:
+                # a leaf, or a split node whose right half was just summed (into total)
+                value = _pairwise_leaf(a, los[top], m) if m <= 128 else left[top] + total
+                top -= 1
+                if top < 0:
+                    return value
+                if stage[top] == 1:
+                    left[top] = value
+                    half = ns[top] // 2
+                    half -= half % 8
+                    stage[top] = 2
+                    los[top + 1], ns[top + 1], stage[top + 1] = los[top] + half, ns[top] - half, 0
+                    top += 1
+                else:
+                    total = value
+                continue
+            half = m // 2
+            half -= half % 8
+            stage[top] = 1
+            los[top + 1], ns[top + 1], stage[top + 1] = los[top], half, 0
+            top += 1
+        return total
+
+    @_exact_jit()
+    def _mean(a):  # pragma: no cover - compiled
+        return (0.0 + _pairwise_sum(a, 0, a.shape[0])) / a.shape[0]
+
+    @_exact_jit()
+    def _floor_line(perp, grey, use):  # pragma: no cover - compiled
+        # reflectance.remove_fitted_floor's robust line fit, its operations in its order: the
+        # intercept of the grey component on the distance from grey, or NaN where it leaves the
+        # pixels as they are (a flat patch, no spread in chroma)
+        n = perp.shape[0]
+        root3 = np.sqrt(3.0)
+        par = np.empty(n)
+        sat = np.empty(n)
+        for i in range(n):
+            par[i] = root3 * grey[i]
+            p = par[i] if par[i] > 1e-6 else 1e-6
+            sat[i] = perp[i] / p
+        half = 0.5 * _median(sat[use])
+        sel = use & (sat >= half)
+        x, y = perp[sel], par[sel]
+        if _quantile(y, 0.9) < 1.25 * _quantile(y, 0.1):
+            return np.nan
+        keep = np.ones(x.shape[0], dtype=np.bool_)
+        intercept = np.nan
+        r = np.empty(x.shape[0])
+        for _ in range(3):
+            xk, yk = x[keep], y[keep]
+            m = xk.shape[0]
+            d = xk - (0.0 + _pairwise_sum(xk, 0, m)) / m
+            var = (0.0 + _pairwise_sum(d * d, 0, m)) / m
+            if var < 1e-12:
+                return np.nan
+            mean_x, mean_y = _mean(xk), _mean(yk)
+            slope = _mean((xk - mean_x) * (yk - mean_y)) / var
+            intercept = mean_y - slope * mean_x
+            for i in range(x.shape[0]):
+                r[i] = y[i] - (slope * x[i] + intercept)
+            rk = r[keep]
+            mid = _median(rk)
+            mad = 1.4826 * _median(np.abs(rk - mid)) + 1e-9
+            count = 0
+            for i in range(x.shape[0]):
+                keep[i] = abs(r[i]) <= 2.5 * mad
+                count += keep[i]
+            if count < 10:
+                break
+        return intercept
+
+    @_exact_jit()
+    def _spread_along(lin, e0, e1, e2):  # pragma: no cover - compiled
+        # 1.4826 × the median absolute deviation of the pixels' projections on (e0, e1, e2)
+        n = lin.shape[0]
+        x = np.empty(n)
+        for i in range(n):
+            x[i] = lin[i, 0] * e0 + lin[i, 1] * e1 + lin[i, 2] * e2
+        mid = _median(x)
+        for i in range(n):
+            x[i] = abs(x[i] - mid)
+        return 1.4826 * _median(x)
+
+    @_exact_jit()
+    def _has_shading(lin, factor):  # pragma: no cover - compiled
+        n = lin.shape[0]
+        w = 1 / np.sqrt(3.0)
+        m0 = m1 = m2 = 0.0
+        for i in range(n):
+            m0 += lin[i, 0]
+            m1 += lin[i, 1]
+            m2 += lin[i, 2]
+        m0, m1, m2 = m0 / n, m1 / n, m2 / n
+        along_grey = (m0 * w + m1 * w) + m2 * w
+        c0, c1, c2 = m0 - along_grey * w, m1 - along_grey * w, m2 - along_grey * w
+        norm = np.sqrt((c0 * c0 + c1 * c1) + c2 * c2)
+        grey = ((m0 + m1) + m2) / 3
+        if norm > 1e-3 * max(grey, 1e-6) and norm > 1e-6:
+            # orthogonal to grey and to the mean chroma
+            u0, u1, u2 = c0 / norm, c1 / norm, c2 / norm
+            noise = _spread_along(lin, u1 * w - u2 * w, u2 * w - u0 * w, u0 * w - u1 * w)
+        else:  # a near-grey surface: the whole plane orthogonal to grey
+            r = 1 / np.sqrt(2.0)
+            a = _spread_along(lin, r, -r, 0.0)
+            b = _spread_along(lin, w * 0.0 - w * -r, w * r - w * 0.0, w * -r - w * r)
+            noise = max(a, b)
+        return _spread_along(lin, w, w, w) > factor * max(noise, 1e-9)
+
+    @_exact_jit()
+    def _looks_glossy(rgb, table, clipped, uniformity, min_saturation, radial, shading_factor):  # pragma: no cover
+        # reflectance.looks_glossy on N×3 8-bit pixels (radial < 0: no radial condition)
+        n_all = rgb.shape[0]
+        lin = np.empty((n_all, 3))
+        n = 0
+        for i in range(n_all):
+            if rgb[i, 0] < clipped and rgb[i, 1] < clipped and rgb[i, 2] < clipped:
+                for c in range(3):
+                    lin[n, c] = table[rgb[i, c]]
+                n += 1
+        lin = lin[:n]
+        grey = np.empty(n)
+        for i in range(n):
+            grey[i] = ((lin[i, 0] + lin[i, 1]) + lin[i, 2]) / 3
+        if n == 0:
+            return False
+        half = _quantile(grey, 0.5)
+        k = 0
+        for i in range(n):
+            k += grey[i] >= half
+        if k < 20:
+            return False
+        chroma = np.empty((k, 3))
+        sat = np.empty(k)
+        k = 0
+        for i in range(n):
+            if grey[i] >= half:
+                g = grey[i]
+                scale = g if g > 1e-6 else 1e-6
+                d0, d1, d2 = lin[i, 0] - g, lin[i, 1] - g, lin[i, 2] - g
+                sat[k] = np.sqrt((d0 * d0 + d1 * d1) + d2 * d2) / scale
+                chroma[k, 0], chroma[k, 1], chroma[k, 2] = d0 / scale, d1 / scale, d2 / scale
+                k += 1
+        floor = 0.5 * _quantile(sat, 0.9)
+        body = sat >= floor
+        sat, chroma = sat[body], chroma[body]
+        if sat.shape[0] < 20:
+            return False
+        q10, q90 = _quantile(sat, 0.1), _quantile(sat, 0.9)
+        if not (q90 >= min_saturation and q10 < uniformity * q90 and _has_shading(lin, shading_factor)):
+            return False
+        if radial < 0:
+            return True
+        # the body colour's direction: the mean chroma of the more saturated half
+        mid = _median(sat)
+        a0 = a1 = a2 = 0.0
+        m = 0
+        for i in range(sat.shape[0]):
+            if sat[i] >= mid:
+                a0 += chroma[i, 0]
+                a1 += chroma[i, 1]
+                a2 += chroma[i, 2]
+                m += 1
+        a0, a1, a2 = a0 / m, a1 / m, a2 / m
+        length = max(np.sqrt((a0 * a0 + a1 * a1) + a2 * a2), 1e-12)
+        a0, a1, a2 = a0 / length, a1 / length, a2 / length
+        w = 1 / np.sqrt(3.0)
+        b0, b1, b2 = w * a2 - w * a1, w * a0 - w * a2, w * a1 - w * a0
+        along = np.empty(sat.shape[0])
+        across = np.empty(sat.shape[0])
+        for i in range(sat.shape[0]):
+            along[i] = chroma[i, 0] * a0 + chroma[i, 1] * a1 + chroma[i, 2] * a2
+            across[i] = chroma[i, 0] * b0 + chroma[i, 1] * b1 + chroma[i, 2] * b2
+        r10, r90 = _quantile(along, 0.1), _quantile(along, 0.9)
+        t10, t90 = _quantile(across, 0.1), _quantile(across, 0.9)
+        if not t90 > t10:
+            return True  # nothing spreads across: an infinite ratio
+        return (r90 - r10) / (t90 - t10) >= radial
+
     # -- the main colour (reflectance.main_color_pixels): NumPy's element-wise steps, fused ------
     # no fast-math flag: each value is computed with the NumPy code's operations in its order
 
@@ -942,3 +1223,61 @@ def gaussian_blur(x: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArr
     _correlate_symmetric(cube, w, 0, mid)
     _correlate_symmetric(mid, w, 1, out)
     return out.reshape(src.shape)
+
+
+def masked_blur(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    table: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    where: NDArray[np.intp],
+) -> NDArray[np.float64]:
+    """Normalised convolution of an (H, W, 3) 8-bit image within a 2-D mask (linear light through
+    ``table``, SciPy's reflect-mode blur with the symmetric 1-D kernel ``weights``), read at the
+    flat pixel indices ``where``: N×3 linear RGB (see reflectance.smooth_within)."""
+    out = np.empty((len(where), 3), dtype=np.float64)
+    _masked_blur(
+        np.ascontiguousarray(image, dtype=np.uint8),
+        np.ascontiguousarray(mask, dtype=np.bool_),
+        table,
+        np.ascontiguousarray(weights, dtype=np.float64),
+        np.ascontiguousarray(where, dtype=np.intp),
+        out,
+    )
+    return out
+
+
+def has_shading(lin: NDArray[np.float64], factor: float) -> bool:
+    """reflectance.has_shading on N×3 linear RGB (at least one pixel)."""
+    return bool(_has_shading(np.ascontiguousarray(lin, dtype=np.float64), float(factor)))
+
+
+def looks_glossy(
+    rgb8: NDArray[np.uint8],
+    table: NDArray[np.float64],
+    *,
+    clipped: int,
+    uniformity: float,
+    min_saturation: float,
+    radial: float | None,
+    shading_factor: float,
+) -> bool:
+    """reflectance.looks_glossy on N×3 8-bit pixels (already sampled), ``table`` linearising them."""
+    px = np.ascontiguousarray(rgb8, dtype=np.uint8).reshape(-1, 3)
+    r = -1.0 if radial is None else float(radial)
+    return bool(
+        _looks_glossy(px, table, int(clipped), float(uniformity), float(min_saturation), r, float(shading_factor))
+    )
+
+
+def floor_line(perp: NDArray[np.float64], grey: NDArray[np.float64], use: NDArray[np.bool_]) -> float | None:
+    """reflectance.remove_fitted_floor's robust line fit: its intercept, or None where the pixels
+    are left as they are."""
+    out = float(
+        _floor_line(
+            np.ascontiguousarray(perp, dtype=np.float64),
+            np.ascontiguousarray(grey, dtype=np.float64),
+            np.ascontiguousarray(use, dtype=np.bool_),
+        )
+    )
+    return None if math.isnan(out) else out

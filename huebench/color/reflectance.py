@@ -189,6 +189,8 @@ LIGHT_MIN_TILT = 2.0
 FIT_PIXELS = 20000
 #: an 8-bit channel at or above this level is taken as clipped: its true value may lie beyond it
 CLIPPED = 254
+#: :func:`has_shading`: the grey axis's spread must exceed the noise directions' by this factor
+SHADING_FACTOR = 3.0
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -275,20 +277,23 @@ def _gaussian_weights(sigma: float) -> NDArray[np.float64]:
 BLUR_COMPILED_BELOW = 65_536
 
 
+def _blur_compiles(arr: NDArray[Any], sigma: float) -> bool:
+    """Does a blur of σ ``sigma`` over ``arr`` (its channels counted) take the compiled kernels?"""
+    return (
+        _kernels.AVAILABLE
+        and 0 < arr.size < BLUR_COMPILED_BELOW
+        and type(sigma) in (float, int)  # SciPy's weights from another type may differ in the last bit
+        and sigma > 1e-15  # SciPy leaves such an axis alone
+    )
+
+
 def gaussian_blur(x: NDArray[np.float64], sigma: float) -> NDArray[np.float64]:
     """``scipy.ndimage.gaussian_filter(x, sigma)`` over the first two axes of an (H, W) or
     (H, W, C) array (C channels apart), bit for bit. A non-empty float64 array of fewer than
     :data:`BLUR_COMPILED_BELOW` values with σ > 0 is blurred by a compiled kernel where numba is (on
     a small object's box SciPy's call costs more than the blur); everything else by SciPy."""
     arr = np.asarray(x)
-    if (
-        _kernels.AVAILABLE
-        and arr.dtype == np.float64
-        and 0 < arr.size < BLUR_COMPILED_BELOW
-        and arr.ndim in (2, 3)
-        and type(sigma) in (float, int)  # SciPy's weights from another type may differ in the last bit
-        and sigma > 1e-15  # SciPy leaves such an axis alone
-    ):
+    if arr.dtype == np.float64 and arr.ndim in (2, 3) and _blur_compiles(arr, sigma):
         return _kernels.gaussian_blur(arr, _gaussian_weights(float(sigma)))
     from scipy import ndimage
 
@@ -312,13 +317,20 @@ def smooth_within(
         r0, r1 = max(rows[0] - reach, 0), min(rows[-1] + reach + 1, mask.shape[0])
         c0, c1 = max(cols[0] - reach, 0), min(cols[-1] + reach + 1, mask.shape[1])
         image, mask = np.asarray(image)[r0:r1, c0:c1], mask[r0:r1, c0:c1]
+    where = np.flatnonzero(mask)
+    if sample is not None:
+        where = where[sample]
+    image = np.asarray(image)
+    fused = image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3 and _kernels.enabled(len(where))
+    if fused and _blur_compiles(image, sigma):
+        # the steps below in one kernel, the same values: on a small object their NumPy calls
+        # cost more than the blur
+        weights = _gaussian_weights(float(sigma))
+        return linear_to_srgb8(_kernels.masked_blur(image, mask, srgb8_table(), weights, where))
     w = mask.astype(np.float64)
     lin = srgb8_to_linear(image) * w[..., None]
     norm = gaussian_blur(w, sigma)
     out = gaussian_blur(lin, sigma)
-    where = np.flatnonzero(mask)
-    if sample is not None:
-        where = where[sample]
     out = out.reshape(-1, 3)[where] / np.maximum(norm.reshape(-1)[where], 1e-9)[:, None]
     return linear_to_srgb8(out)
 
@@ -339,7 +351,7 @@ def _noise_directions(lin: NDArray[np.float64]) -> list[NDArray[np.float64]]:
     return [e1, _cross(w, e1)]
 
 
-def has_shading(lin: NDArray[np.float64], factor: float = 3.0) -> bool:
+def has_shading(lin: NDArray[np.float64], factor: float = SHADING_FACTOR) -> bool:
     """Does lightness vary across the surface (shading, highlights) well beyond the pixel noise?
 
     ``lin``: N×3 linear RGB. Compares the robust spread (1.4826 × MAD) along the grey axis with the
@@ -347,6 +359,8 @@ def has_shading(lin: NDArray[np.float64], factor: float = 3.0) -> bool:
     chroma); shading is there when the first exceeds ``factor`` × the second. Flat noisy patches say
     no: their "lit surface" is all of them.
     """
+    if _kernels.enabled(len(lin)) and lin.dtype == np.float64 and lin.ndim == 2 and lin.shape[1] == 3:
+        return _kernels.has_shading(lin, factor)
     w = np.full(3, 1 / np.sqrt(3.0))
     noise = max(_spread(lin @ e) for e in _noise_directions(lin))
     return _spread(lin @ w) > factor * max(noise, 1e-9)
@@ -385,6 +399,17 @@ def looks_glossy(
         None: no such condition.
     """
     rgb8 = np.asarray(rgb8)[fit_sample(len(rgb8))]
+    if _kernels.enabled(len(rgb8)) and rgb8.dtype == np.uint8 and rgb8.ndim == 2 and rgb8.shape[1] == 3:
+        # the steps below in one kernel: on a small object their NumPy calls cost more than the work
+        return _kernels.looks_glossy(
+            rgb8,
+            srgb8_table(),
+            clipped=CLIPPED,
+            uniformity=uniformity,
+            min_saturation=min_saturation,
+            radial=radial,
+            shading_factor=SHADING_FACTOR,
+        )
     rgb8 = unclipped(rgb8)  # a clipped channel lowers saturation as white would
     lin = srgb8_to_linear(rgb8)
     grey = row_mean(lin)
@@ -527,16 +552,21 @@ def light_colour(
     px = px[row_all(px > 0)]
     if len(px) < 30:
         return None
-    _, s, vt = np.linalg.svd(srgb8_to_linear(px), full_matrices=False)
+    # the singular values and the plane's normal from the 3×3 Gram matrix: the same values (to
+    # ~1e-12 relative on these pixels) as the N×3 SVD, at a fraction of its cost
+    lin = srgb8_to_linear(px)
+    evals, evecs = np.linalg.eigh(lin.T @ lin)  # ascending
+    s = np.sqrt(np.maximum(evals[::-1], 0.0))
+    normal = evecs[:, 0]
     if not (s[1] >= planarity * s[2] and s[1] >= LIGHT_PLANE_FILL * s[0]):
         return None  # a line (a matte surface) or noise: no plane to read the light from
-    tilt_grey = _tilt(vt[2], np.ones(3))
+    tilt_grey = _tilt(normal, np.ones(3))
     if tilt_grey < min_tilt:
         return None  # grey is in the plane: white light
     surround = surround_radiance(image, m, per_channel=True)
     if surround is None or float(np.min(surround)) <= 1e-4:
         return None
-    if tilt_grey < margin * _tilt(vt[2], surround):
+    if tilt_grey < margin * _tilt(normal, surround):
         return None
     return surround / float(np.min(surround))
 
@@ -747,6 +777,11 @@ def remove_fitted_floor(
     if not fit.fits(min_saturation):
         return np.asarray(rgb8)
     lin_all, grey, perp, use = fit.lin_all, fit.grey, fit.perp, fit.use
+    if _kernels.enabled(len(grey)):  # the steps below up to the floor in one kernel, the same values
+        found = _kernels.floor_line(perp, grey, use)
+        if found is None:
+            return np.asarray(rgb8)
+        return _without_floor(rgb8, lin_all, found / np.sqrt(3.0), max_floor)
     par = np.sqrt(3.0) * grey  # component along the unit grey axis
     sat = perp / np.maximum(par, 1e-6)
     # near-grey pixels (a mask that caught some background) would pose as pure specular and pull
@@ -770,11 +805,17 @@ def remove_fitted_floor(
         keep = np.abs(r) <= 2.5 * mad
         if keep.sum() < 10:
             break
-    floor = intercept / np.sqrt(3.0)  # per channel
+    return _without_floor(rgb8, lin_all, intercept / np.sqrt(3.0), max_floor)
+
+
+def _without_floor(
+    rgb8: NDArray[np.uint8], lin_all: NDArray[np.float64], floor: float, max_floor: float | None
+) -> NDArray[np.uint8]:
+    """The pixels with the fitted ``floor`` (per channel, linear) taken off, or as they are where
+    there is no positive floor or it is above ``max_floor``."""
     if floor <= 0 or (max_floor is not None and floor > max_floor):
         return np.asarray(rgb8)
-    out = np.clip(lin_all - floor, 0.0, 1.0)
-    return linear_to_srgb8(out)
+    return linear_to_srgb8(np.clip(lin_all - floor, 0.0, 1.0))
 
 
 def _saturation_from_fit(fit: DichromaticFit, quantile: float) -> float | None:

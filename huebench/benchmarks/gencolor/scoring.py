@@ -777,6 +777,7 @@ def peel_background(
     de = delta_e(
         np.concatenate([edge_lab, edge_lab, outside[None, :]]),
         np.concatenate([np.broadcast_to(outside, (n, 3)), np.broadcast_to(inside, (n, 3)), inside[None, :]]),
+        compiled=True,
     )
     if float(de[-1]) < 2 * max_delta_e:
         return m, 0  # what lies around the mask looks like the object: a mask inside it, nothing to peel
