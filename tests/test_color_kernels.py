@@ -612,3 +612,44 @@ def test_floor_fit_and_smoothing_kernels_are_the_numpy_steps_bit_for_bit(monkeyp
         assert np.array_equal(got, reflectance.smooth_within(img, m, s))
         assert np.array_equal(some, reflectance.smooth_within(img, m, s, sample=np.arange(0, m.sum(), 3)))
     assert sum(not np.array_equal(f, px) for f, px in zip(floors, cases, strict=True)) >= 5  # floors came off
+
+
+def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
+    # DichromaticFit's per-pixel values, the diffuse line's saturation and its new pixels run as
+    # kernels from KERNEL_FROM pixels: the same arrays and values as the NumPy steps
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(25)
+    cases = list(_glossy_surfaces(rng))
+
+    def run():
+        out = []
+        for px in cases:
+            fit = reflectance.DichromaticFit(px)
+            est = reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05)
+            out.append((fit.grey, fit.perp, fit.use, est))
+            for keep in (False, True):
+                out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, keep_clipped=keep))
+                out.append(reflectance.diffuse_line_reconstruction(px, saturation=0.8, keep_clipped=keep))
+        return out
+
+    compiled = run()
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    reference = run()
+    for got, want in zip(compiled, reference, strict=True):
+        if isinstance(got, tuple):
+            assert all(np.array_equal(g, w) for g, w in zip(got[:3], want[:3], strict=True)) and got[3] == want[3]
+        else:
+            assert np.array_equal(got, want)
+    assert sum(g[3] is not None for g in compiled if isinstance(g, tuple)) >= 10
+
+
+def test_within_and_nearer_is_delta_e_compiled():
+    rng = np.random.default_rng(26)
+    lab = np.column_stack([rng.uniform(0, 100, 500), rng.uniform(-80, 80, (500, 2))])
+    a, b = np.array([50.0, 10.0, -5.0]), np.array([55.0, 12.0, -3.0])
+    between, near = color.within_and_nearer(lab, a, b, 30.0)
+    to_a, to_b = color.delta_e(lab, a, compiled=True), color.delta_e(lab, b, compiled=True)
+    assert between == float(color.delta_e(a, b, compiled=True))
+    assert np.array_equal(near, (to_a < 30.0) & (to_a < to_b)) and 0 < near.sum() < len(near)
+    assert np.allclose(color.delta_e(lab, a), to_a, atol=1e-10)  # and the NumPy reference's

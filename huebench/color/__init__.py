@@ -7,6 +7,7 @@ Public API (stable names used across huebench and by external checks)::
     delta_e(lab1, lab2, method="ciede2000" | "cie76")
     delta_chroma(lab1, lab2), delta_hue(lab1, lab2)
     srgb_delta_e(rgb, lab)            -> delta_e(srgb_to_lab(rgb), lab), one kernel for 8-bit images
+    within_and_nearer(lab, a, b, t)   -> (ΔE00(a, b), which colours are within t of a and nearer a than b)
     dominant_color(lab_pixels)        -> DominantColor
     load_system(name)                 -> ColorSystem  ("basic", "iscc-nbs-l1/l2/l3", "css3")
     relation(a, b)                    -> "adjacent" | "complementary" | "other"
@@ -32,7 +33,14 @@ from huebench.color.conversions import (
     xyz_to_lab,
     xyz_to_linear_rgb,
 )
-from huebench.color.difference import HUE_CHROMA_THRESHOLD, delta_chroma, delta_e, delta_hue, srgb_delta_e
+from huebench.color.difference import (
+    HUE_CHROMA_THRESHOLD,
+    delta_chroma,
+    delta_e,
+    delta_hue,
+    srgb_delta_e,
+    within_and_nearer,
+)
 from huebench.color.dominant import DominantColor, dominant_color
 from huebench.color.parsing import Color, ColorLike, parse
 from huebench.color.recolor import RECOLOR_METHODS, Recoloring, recolor
@@ -94,6 +102,7 @@ __all__ = [
     "srgb_to_lab",
     "srgb_to_linear",
     "surface_looks_glossy",
+    "within_and_nearer",
     "xyz_to_lab",
     "xyz_to_linear_rgb",
 ]

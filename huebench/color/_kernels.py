@@ -439,6 +439,19 @@ if AVAILABLE:
             out[i + 1] = A[j]
             out[i + 2] = B[j]
 
+    @_jit()
+    def _within_and_nearer(edge, outside, inside, max_de, drop):  # pragma: no cover - compiled
+        # difference.within_and_nearer (the background peel's tests) with the ΔE00 of the kernels
+        # above: ΔE00 of outside and inside, returned; drop[i] where colour i is within max_de of
+        # outside and nearer to it than to inside
+        o0, o1, o2 = outside[0], outside[1], outside[2]
+        i0, i1, i2 = inside[0], inside[1], inside[2]
+        for i in range(edge.shape[0]):
+            to_out = _de00(edge[i, 0], edge[i, 1], edge[i, 2], o0, o1, o2, 1.0, 1.0, 1.0)
+            to_in = _de00(edge[i, 0], edge[i, 1], edge[i, 2], i0, i1, i2, 1.0, 1.0, 1.0)
+            drop[i] = to_out < max_de and to_out < to_in
+        return _de00(o0, o1, o2, i0, i1, i2, 1.0, 1.0, 1.0)
+
     @_jit(inline="always")
     def _blocks(n):  # pragma: no cover - compiled
         return (n + BLOCK - 1) // BLOCK
@@ -845,6 +858,62 @@ if AVAILABLE:
         return intercept
 
     @_exact_jit()
+    def _column_medians(x, out):  # pragma: no cover - compiled
+        col = np.empty(x.shape[0])
+        for c in range(x.shape[1]):
+            for i in range(x.shape[0]):
+                col[i] = x[i, c]
+            out[c] = _median(col)
+
+    @_exact_jit()
+    def _dichromatic_sample(lin, rgb, clipped, grey, perp, use):  # pragma: no cover - compiled
+        # reflectance.DichromaticFit's per-pixel values of its sample (row_mean's and row_norm's
+        # order): the grey component, the distance from grey, and the usable pixels (no channel
+        # at the ceiling, above the darkest 10 %)
+        n = lin.shape[0]
+        for i in range(n):
+            g = ((lin[i, 0] + lin[i, 1]) + lin[i, 2]) / 3
+            grey[i] = g
+            d0, d1, d2 = lin[i, 0] - g, lin[i, 1] - g, lin[i, 2] - g
+            perp[i] = np.sqrt((d0 * d0 + d1 * d1) + d2 * d2)
+        dark = _quantile(grey, 0.1)
+        for i in range(n):
+            use[i] = not (rgb[i, 0] >= clipped or rgb[i, 1] >= clipped or rgb[i, 2] >= clipped) and grey[i] > dark
+
+    @_exact_jit()
+    def _fit_saturation(grey, perp, use, q):  # pragma: no cover - compiled
+        # reflectance._saturation_from_fit: the q-quantile of the usable pixels' saturations, those
+        # less than half as saturated as the median left out; NaN for a flat patch
+        n = grey.shape[0]
+        sat = np.empty(n)
+        for i in range(n):
+            sat[i] = perp[i] / (grey[i] if grey[i] > 1e-6 else 1e-6)
+        lit = grey[use]
+        if _quantile(lit, 0.9) < 1.25 * _quantile(lit, 0.1):
+            return np.nan
+        half = 0.5 * _median(sat[use])
+        return _quantile(sat[use & (sat >= half)], q)
+
+    @_exact_jit()
+    def _diffuse_line(lin, rgb, saturation, keep_clipped, clipped, out):  # pragma: no cover - compiled
+        # reflectance.diffuse_line_reconstruction's new pixels: each keeps its distance from grey
+        # and gets the grey component the saturation implies, clipped to [0, 1]; with keep_clipped
+        # a pixel with one or two channels at the ceiling keeps its colour
+        for i in range(lin.shape[0]):
+            g = ((lin[i, 0] + lin[i, 1]) + lin[i, 2]) / 3
+            d0, d1, d2 = lin[i, 0] - g, lin[i, 1] - g, lin[i, 2] - g
+            lift = np.sqrt((d0 * d0 + d1 * d1) + d2 * d2) / saturation
+            if keep_clipped:
+                k = (rgb[i, 0] >= clipped) + (rgb[i, 1] >= clipped) + (rgb[i, 2] >= clipped)
+                if 0 < k < 3:
+                    for c in range(3):
+                        out[i, c] = lin[i, c]
+                    continue
+            for c, d in enumerate((d0, d1, d2)):
+                v = d + lift
+                out[i, c] = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
+
+    @_exact_jit()
     def _spread_along(lin, e0, e1, e2):  # pragma: no cover - compiled
         # 1.4826 × the median absolute deviation of the pixels' projections on (e0, e1, e2)
         n = lin.shape[0]
@@ -1055,14 +1124,16 @@ def ciede2000(
     lab1: NDArray[np.float64], lab2: NDArray[np.float64], kL: float, kC: float, kH: float
 ) -> NDArray[np.float64]:
     """CIEDE2000 of two float64 Lab arrays of one broadcast shape (…, 3)."""
-    shape = np.broadcast_shapes(lab1.shape, lab2.shape)
+    shape = lab1.shape if lab1.shape == lab2.shape else np.broadcast_shapes(lab1.shape, lab2.shape)
     out = np.empty(shape[:-1], dtype=np.float64)
     flat_out = out.reshape(-1)
     k = (float(kL), float(kC), float(kH))
     if lab2.size == 3 or lab1.size == 3:  # one colour against many (or one against one)
         ref_first = lab2.size != 3
         ref = (lab1 if ref_first else lab2).reshape(3)
-        many = np.broadcast_to(lab2 if ref_first else lab1, shape)
+        many = lab2 if ref_first else lab1
+        if many.shape != shape:
+            many = np.broadcast_to(many, shape)
         refs = (float(ref[0]), float(ref[1]), float(ref[2]))
         _run(_ciede2000_ref, _ciede2000_ref_serial, out.size, CHUNK, _flat(many), *refs, flat_out, *k, ref_first)
     else:
@@ -1281,3 +1352,55 @@ def floor_line(perp: NDArray[np.float64], grey: NDArray[np.float64], use: NDArra
         )
     )
     return None if math.isnan(out) else out
+
+
+def column_medians(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``stats.median`` of each column of an N×k float64 array (N ≥ 1), the same values."""
+    out = np.empty(x.shape[1], dtype=np.float64)
+    _column_medians(np.ascontiguousarray(x, dtype=np.float64), out)
+    return out
+
+
+def dichromatic_sample(
+    lin: NDArray[np.float64], rgb8: NDArray[np.uint8], clipped: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """reflectance.DichromaticFit's grey components, distances from grey and usable pixels of N×3
+    linear pixels ``lin`` (N ≥ 1) and their 8-bit values."""
+    n = len(lin)
+    grey, perp, use = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
+    _dichromatic_sample(np.ascontiguousarray(lin), np.ascontiguousarray(rgb8), int(clipped), grey, perp, use)
+    return grey, perp, use
+
+
+def fit_saturation(
+    grey: NDArray[np.float64], perp: NDArray[np.float64], use: NDArray[np.bool_], quantile: float
+) -> float | None:
+    """reflectance._saturation_from_fit on a fit's arrays (at least 20 usable pixels)."""
+    out = float(_fit_saturation(grey, perp, use, float(quantile)))
+    return None if math.isnan(out) else out
+
+
+def diffuse_line(
+    lin: NDArray[np.float64], rgb8: NDArray[np.uint8], saturation: float, *, keep_clipped: bool, clipped: int
+) -> NDArray[np.float64]:
+    """reflectance.diffuse_line_reconstruction's pixels (linear, before encoding)."""
+    out = np.empty(lin.shape, dtype=np.float64)
+    _diffuse_line(
+        np.ascontiguousarray(lin),
+        np.ascontiguousarray(rgb8).reshape(-1, 3),
+        float(saturation),
+        bool(keep_clipped),
+        int(clipped),
+        out,
+    )
+    return out
+
+
+def within_and_nearer(
+    edge: NDArray[np.float64], outside: NDArray[np.float64], inside: NDArray[np.float64], max_delta_e: float
+) -> tuple[float, NDArray[np.bool_]]:
+    """difference.within_and_nearer: ΔE00 between ``outside`` and ``inside`` (Lab), and which of the
+    N×3 Lab colours ``edge`` are within ``max_delta_e`` of the outside and nearer to it."""
+    drop = np.empty(len(edge), dtype=np.bool_)
+    mid = _within_and_nearer(np.ascontiguousarray(edge, dtype=np.float64), outside, inside, float(max_delta_e), drop)
+    return float(mid), drop

@@ -1,5 +1,5 @@
-"""Per-pixel sums, means and norms over a pixel's 2–3 channels (N×k arrays, k small), and the
-pixels of an image under a mask.
+"""Per-pixel sums, means and norms over a pixel's 2–3 channels (N×k arrays, k small), the
+median of each channel, and the pixels of an image under a mask.
 
 NumPy's reductions along so short an axis cost 4–15 times the column arithmetic written here, which
 adds the same terms in the same order: the same bits (tests/test_color_reflectance.py pins it;
@@ -12,6 +12,9 @@ from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+
+from huebench import stats
+from huebench.color import _kernels
 
 _T = TypeVar("_T", bound=np.generic)
 
@@ -63,3 +66,11 @@ def masked(a: NDArray[_T], mask: NDArray[np.bool_]) -> NDArray[_T]:
         out: NDArray[_T] = np.compress(m.reshape(-1), arr.reshape((m.size, *arr.shape[2:])), axis=0)
         return out
     return arr[m]
+
+
+def column_medians(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``stats.median`` of each column of an N×k float64 array (``np.median(a, axis=0)``'s values),
+    in one compiled call where numba is."""
+    if _kernels.enabled(len(a)) and a.dtype == np.float64 and a.ndim == 2:
+        return _kernels.column_medians(a)
+    return np.array([stats.median(a[:, c]) for c in range(a.shape[1])], dtype=np.float64)

@@ -19,7 +19,15 @@ from numpy.typing import ArrayLike, NDArray
 from huebench.color import _kernels
 from huebench.color.conversions import D65_XYZ, RGB_TO_XYZ, srgb8_to_linear, srgb_to_lab
 
-__all__ = ["DELTA_E_METHODS", "HUE_CHROMA_THRESHOLD", "delta_chroma", "delta_e", "delta_hue", "srgb_delta_e"]
+__all__ = [
+    "DELTA_E_METHODS",
+    "HUE_CHROMA_THRESHOLD",
+    "delta_chroma",
+    "delta_e",
+    "delta_hue",
+    "srgb_delta_e",
+    "within_and_nearer",
+]
 
 DELTA_E_METHODS = ("ciede2000", "cie76")
 
@@ -88,6 +96,18 @@ def _ciede2000(
     if kernel and _kernel_weights(kL, kC, kH):
         return _kernels.ciede2000(a, b, kL, kC, kH)
     return np.asarray(ciede2000_numpy(a, b, kL, kC, kH), dtype=np.float64)  # float64 in, float64 out
+
+
+def within_and_nearer(lab: ArrayLike, a: ArrayLike, b: ArrayLike, threshold: float) -> tuple[float, NDArray[np.bool_]]:
+    """ΔE00 between the colours ``a`` and ``b`` (CIELAB, shape (3,)), and which of the N×3 colours
+    ``lab`` lie within ``threshold`` ΔE00 of ``a`` and nearer to it than to ``b``: the values of
+    ``delta_e(..., compiled=True)`` (the kernel wherever numba is, in one call)."""
+    pixels, ca = _lab_pair(lab, a)
+    cb = np.asarray(b, dtype=np.float64)
+    if _kernels.AVAILABLE and pixels.ndim == 2 and ca.shape == cb.shape == (3,):
+        return _kernels.within_and_nearer(pixels, ca, cb, threshold)
+    to_a, to_b = delta_e(pixels, ca, compiled=True), delta_e(pixels, cb, compiled=True)
+    return float(delta_e(ca, cb, compiled=True)), (to_a < threshold) & (to_a < to_b)
 
 
 def srgb_delta_e(

@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from huebench import stats
-from huebench.color._rows import row_all
+from huebench.color._rows import column_medians, row_all
 
 __all__ = ["DOMINANT_COLOR_METHODS", "DominantColor", "dominant_color", "dominant_color_paper"]
 
@@ -93,7 +93,7 @@ def dominant_color(
 
     ab = pixels[:, 1:]
     if len(pixels) >= 3:
-        centre = np.array([stats.median(ab[:, 0]), stats.median(ab[:, 1])])  # np.median(ab, axis=0)'s values
+        centre = column_medians(ab)  # np.median(ab, axis=0)'s values
         dist = np.hypot(*(ab - centre).T)
         med = stats.median(dist)
         radius = max(med + outlier_mad * 1.4826 * stats.median(np.abs(dist - med)), min_outlier_radius)

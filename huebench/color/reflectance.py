@@ -78,6 +78,7 @@ __all__ = [
     "diffuse_line_reconstruction",
     "diffuse_reconstruction",
     "fit_sample",
+    "fit_sample_of",
     "fit_veil",
     "gaussian_blur",
     "grow_mask",
@@ -201,6 +202,12 @@ def fit_sample(n: int) -> NDArray[np.intp]:
     beyond that an evenly strided, deterministic sample of that many (the correction then goes to
     every pixel)."""
     return np.arange(n) if n <= FIT_PIXELS else np.linspace(0, n - 1, FIT_PIXELS).astype(np.intp)
+
+
+def fit_sample_of(a: NDArray[Any]) -> NDArray[Any]:
+    """The rows of ``a`` at :func:`fit_sample`: ``a`` itself (not a copy: callers read it) when it
+    has at most :data:`FIT_PIXELS` rows."""
+    return a if len(a) <= FIT_PIXELS else a[fit_sample(len(a))]
 
 
 def unclipped(rgb8: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -398,7 +405,7 @@ def looks_glossy(
         percentile) along the body colour must be at least this many times its spread across it;
         None: no such condition.
     """
-    rgb8 = np.asarray(rgb8)[fit_sample(len(rgb8))]
+    rgb8 = fit_sample_of(np.asarray(rgb8))
     if _kernels.enabled(len(rgb8)) and rgb8.dtype == np.uint8 and rgb8.ndim == 2 and rgb8.shape[1] == 3:
         # the steps below in one kernel: on a small object their NumPy calls cost more than the work
         return _kernels.looks_glossy(
@@ -466,8 +473,11 @@ def surface_looks_glossy(
     if inner.sum() < 20:
         return False
     # the test reads a fixed sample of the pixels (fit_sample): only those are smoothed
-    sample = fit_sample(int(inner.sum()))
-    px = smooth_within(np.asarray(image), inner, smooth, sample=sample) if smooth > 0 else masked(image, inner)[sample]
+    n = int(inner.sum())
+    if smooth > 0:
+        px = smooth_within(np.asarray(image), inner, smooth, sample=None if n <= FIT_PIXELS else fit_sample(n))
+    else:
+        px = fit_sample_of(masked(image, inner))
     return looks_glossy(px, uniformity=uniformity, radial=radial)
 
 
@@ -546,7 +556,7 @@ def light_colour(
     """
     m = np.asarray(mask, dtype=bool)
     inner = np.flatnonzero(((mask_depth(m) if depth is None else depth) > 1) & m)
-    px = unclipped(np.asarray(image).reshape(-1, 3)[inner[fit_sample(len(inner))]])
+    px = unclipped(np.asarray(image).reshape(-1, 3)[fit_sample_of(inner)])
     # a channel at 0 is clipped as surely as one at 255: pixels that have one lie in a coordinate
     # plane of RGB whatever the light, and would pose as a dichromatic plane
     px = px[row_all(px > 0)]
@@ -677,7 +687,7 @@ def fit_veil(
     channels to zero, inventing saturation.
     """
     px = np.asarray(rgb8).reshape(-1, 3)
-    px = px[fit_sample(len(px))]
+    px = fit_sample_of(px)
     if not len(px):
         return None
     codes = np.array([stats.quantile(px[:, c].astype(np.float64), quantile) for c in range(3)]) + noise
@@ -726,12 +736,15 @@ class DichromaticFit:
     def __init__(self, rgb8: NDArray[np.uint8]):
         self.source = rgb8  # the pixels it was made from: a correction given other pixels refuses it
         self.lin_all = srgb8_to_linear(rgb8)
-        idx = fit_sample(len(self.lin_all))  # the fit needs a sample; the correction goes to every pixel
-        lin = self.lin_all[idx]
-        self.grey = row_mean(lin)
-        self.perp = row_norm(lin - self.grey[:, None])
-        clipped = row_any(np.asarray(rgb8)[idx] >= CLIPPED)
-        self.use = ~clipped & (self.grey > stats.quantile(self.grey, 0.1))
+        lin = fit_sample_of(self.lin_all)  # the fit needs a sample; the correction goes to every pixel
+        if _kernels.enabled(len(lin)) and np.asarray(rgb8).dtype == np.uint8:
+            # the steps below in one kernel, the same values
+            self.grey, self.perp, self.use = _kernels.dichromatic_sample(lin, fit_sample_of(np.asarray(rgb8)), CLIPPED)
+        else:
+            self.grey = row_mean(lin)
+            self.perp = row_norm(lin - self.grey[:, None])
+            clipped = row_any(fit_sample_of(np.asarray(rgb8)) >= CLIPPED)
+            self.use = ~clipped & (self.grey > stats.quantile(self.grey, 0.1))
         self._usable = lin[self.use]
         self._shading: bool | None = None
 
@@ -820,6 +833,8 @@ def _without_floor(
 
 def _saturation_from_fit(fit: DichromaticFit, quantile: float) -> float | None:
     grey, norm_fit, use = fit.grey, fit.perp, fit.use
+    if _kernels.enabled(len(grey)):  # the steps below in one kernel, the same value
+        return _kernels.fit_saturation(grey, norm_fit, use, quantile)
     sat = norm_fit / np.maximum(grey, 1e-6)
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
@@ -880,6 +895,11 @@ def diffuse_line_reconstruction(
         if not saturation > 0:
             raise HuebenchError(f"saturation must be positive, got {saturation!r}")
         lin_all = srgb8_to_linear(rgb8)
+    if _kernels.enabled(len(lin_all)) and np.asarray(rgb8).dtype == np.uint8 and lin_all.ndim == 2:
+        # the steps below in one kernel, the same pixels
+        return linear_to_srgb8(
+            _kernels.diffuse_line(lin_all, rgb8, saturation, keep_clipped=keep_clipped, clipped=CLIPPED)
+        )
     perp = lin_all - row_mean(lin_all)[:, None]
     norm = row_norm(perp)
     out = np.clip(perp + (norm / saturation)[:, None], 0.0, 1.0)

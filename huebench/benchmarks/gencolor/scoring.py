@@ -68,10 +68,11 @@ from huebench.color import (
     parse,
     srgb8_to_linear,
     srgb_to_lab,
+    within_and_nearer,
     xyz_to_lab,
     xyz_to_linear_rgb,
 )
-from huebench.color._rows import masked
+from huebench.color._rows import column_medians, masked
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
     F0_DIELECTRIC,
@@ -90,7 +91,7 @@ from huebench.color.reflectance import (
     DichromaticFit,
     balance,
     diffuse_reconstruction,
-    fit_sample,
+    fit_sample_of,
     fit_veil,
     grow_mask,
     has_shading,
@@ -104,7 +105,7 @@ from huebench.color.reflectance import (
     unclipped,
 )
 from huebench.errors import HuebenchError, UnknownNameError
-from huebench.stats import median, quantile
+from huebench.stats import quantile
 
 __all__ = [
     "CANDIDATE_RULES",
@@ -518,7 +519,7 @@ class ColorScorer:
         px8 = self.specular_steps(px8, veil if refused is None else refused, glossy)
         window = self.lightness_window
         if window is not None and len(px8) >= 10:
-            sample = px8[fit_sample(len(px8))]
+            sample = fit_sample_of(px8)
             # a channel at the 8-bit ceiling stopped following the shading, and what it does
             # instead looks like noise to the test: the lit half of a bright surface under a warm
             # light would make the surface "flat" and its shadows part of its colour
@@ -712,7 +713,7 @@ def _chroma_p99(px8: NDArray[np.uint8], light: NDArray[np.float64] | None) -> fl
     """The 99th percentile of the pixels' chroma (C*ab, over :func:`fit_sample`); pixels judged
     white-balanced (``light``) are put back under the light first: the bound on invented colour is
     on what the image shows."""
-    sample = px8[fit_sample(len(px8))]
+    sample = fit_sample_of(px8)
     if light is not None:
         sample = linear_to_srgb8(srgb8_to_linear(sample) * light)
     lab = srgb_to_lab(sample)
@@ -766,23 +767,14 @@ def peel_background(
     if n_ring < 20:
         return m, 0
     ring_px, deep_px, edge_px = masked(img, ring), masked(img, deep), masked(img, edge)
-    ring_px, deep_px = ring_px[fit_sample(n_ring)], deep_px[fit_sample(n_deep)]
+    ring_px, deep_px = fit_sample_of(ring_px), fit_sample_of(deep_px)
     lab = srgb_to_lab(np.concatenate([ring_px, deep_px, edge_px]))  # one conversion for the three
     a, b = len(ring_px), len(ring_px) + len(deep_px)
-    outside = np.array([median(lab[:a, c]) for c in range(3)])
-    inside = np.array([median(lab[a:b, c]) for c in range(3)])
+    outside, inside = column_medians(lab[:a]), column_medians(lab[a:b])
     edge_lab = lab[b:]
-    n = len(edge_lab)
-    # one CIEDE2000 call: every edge pixel against the outside and the inside, and the two medians
-    de = delta_e(
-        np.concatenate([edge_lab, edge_lab, outside[None, :]]),
-        np.concatenate([np.broadcast_to(outside, (n, 3)), np.broadcast_to(inside, (n, 3)), inside[None, :]]),
-        compiled=True,
-    )
-    if float(de[-1]) < 2 * max_delta_e:
+    between, drop = within_and_nearer(edge_lab, outside, inside, max_delta_e)
+    if between < 2 * max_delta_e:
         return m, 0  # what lies around the mask looks like the object: a mask inside it, nothing to peel
-    to_outside, to_inside = de[:n], de[n : 2 * n]
-    drop = (to_outside < max_delta_e) & (to_outside < to_inside)
     k = int(np.count_nonzero(drop))
     if k == 0 or int(np.count_nonzero(m)) - k < 20:
         return m, 0
