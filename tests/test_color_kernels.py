@@ -395,16 +395,17 @@ def _surfaces(rng):
 
 
 def test_main_colour_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
-    # main_color_pixels runs its element-wise steps fused in kernels from KERNEL_FROM pixels: the
-    # pixels it keeps are those of its NumPy steps, for every setting
+    # main_color_pixels runs as one kernel from KERNEL_FROM pixels: the pixels it keeps are those
+    # of its NumPy steps, for every setting (its two 3-vector products are loops where NumPy calls
+    # BLAS: the last place may differ, the kept pixels do not)
     from huebench.color import reflectance
 
     rng = np.random.default_rng(8)
     settings = ((0.7, 0.25), (0.5, 0.5), (1.0, 0.0), (0.7, 0.9))  # the last: under 20 bright pixels at 64
     cases = [(px, keep, low) for px in _surfaces(rng) for keep, low in settings]
     calls = []
-    chromaticity = _kernels.chromaticity
-    monkeypatch.setattr(_kernels, "chromaticity", lambda *a: calls.append(1) or chromaticity(*a))
+    main_color = _kernels.main_color
+    monkeypatch.setattr(_kernels, "main_color", lambda *a: calls.append(1) or main_color(*a))
     compiled = [reflectance.main_color_pixels(px, keep=keep, from_quantile=low) for px, keep, low in cases]
     assert len(calls) == len(cases)  # every case took the kernels
     monkeypatch.setattr(_kernels, "enabled", lambda n: False)
@@ -420,7 +421,7 @@ def test_main_colour_kernels_take_only_pixel_lists(monkeypatch):
     # read it as pixels), and fails as it did before they existed
     from huebench.color import reflectance
 
-    monkeypatch.setattr(_kernels, "chromaticity", lambda *a: pytest.fail("kernel given a non-N×3 array"))
+    monkeypatch.setattr(_kernels, "main_color", lambda *a: pytest.fail("kernel given a non-N×3 array"))
     rng = np.random.default_rng(11)
     for shape in ((300,), (80, 70, 3), (2000, 2)):
         with pytest.raises((IndexError, ValueError)):

@@ -1105,6 +1105,65 @@ if AVAILABLE:
             k += kept[i]
         return k
 
+    @_exact_jit()
+    def _main_color(rgb, table, keep, from_q, weights, kept):  # pragma: no cover - compiled
+        # reflectance.main_color_pixels, every step: the kernels above, stats.quantile's values,
+        # and the two 3-vector products as loops (NumPy's go to BLAS: the last place may differ).
+        # Returns how many pixels are kept, or -1 where every pixel is (fewer than 20 to go on)
+        n = rgb.shape[0] // 3
+        total = np.empty(n)
+        chrom = np.empty(3 * n)
+        _chromaticity(rgb, table, total, chrom)
+        bright = total >= _quantile(total, from_q)
+        n_bright = 0
+        for i in range(n):
+            n_bright += bright[i]
+        if n_bright < 20:
+            return -1
+        x, y, total_bright = np.empty(n_bright), np.empty(n_bright), np.empty(n_bright)
+        _select_xy(chrom, total, bright, x, y, total_bright)
+        lo_x, hi_x = _quantile(x, 0.01), _quantile(x, 0.99)
+        lo_y, hi_y = _quantile(y, 0.01), _quantile(y, 0.99)
+        width_x, width_y = (hi_x - lo_x + 1e-9) / 24, (hi_y - lo_y + 1e-9) / 24
+        counts = np.zeros(24 * 24, dtype=np.int64)
+        _histogram(x, y, lo_x, lo_y, width_x, width_y, 24, counts)
+        grid = np.empty((24, 24, 1))
+        for k in range(24 * 24):
+            grid[k // 24, k % 24, 0] = counts[k]
+        mid = np.empty_like(grid)
+        hist = np.empty_like(grid)
+        _correlate_symmetric(grid, weights, 0, mid)
+        _correlate_symmetric(mid, weights, 1, hist)
+        best = 0
+        for k in range(1, 24 * 24):
+            if hist[k // 24, k % 24, 0] > hist[best // 24, best % 24, 0]:
+                best = k
+        c_x, c_y = lo_x + (best // 24 + 0.5) * width_x, lo_y + (best % 24 + 0.5) * width_y
+        near_x, near_y = np.empty(n_bright), np.empty(n_bright)
+        m = _near(x, y, c_x, c_y, 1.5 * width_x, 1.5 * width_y, near_x, near_y)
+        if m == 0:
+            near_x, near_y = x, y
+        else:
+            near_x, near_y = near_x[:m], near_y[:m]
+        m0, m1 = _median(near_x), _median(near_y)
+        m2 = 1.0 - (m0 + m1)
+        off = np.empty(3 * n)
+        _offsets(chrom, m0, m1, m2, off)
+        a0, a1, a2 = m0 - 1.0 / 3.0, m1 - 1.0 / 3.0, m2 - 1.0 / 3.0
+        dist = np.empty(n)
+        reach = np.sqrt((a0 * a0 + a1 * a1) + a2 * a2)
+        if reach > 0.02:
+            a0, a1, a2 = a0 / reach, a1 / reach, a2 / reach
+            along = np.empty(n)
+            for i in range(n):
+                along[i] = off[3 * i] * a0 + off[3 * i + 1] * a1 + off[3 * i + 2] * a2
+            _hue_distance(off, along, a0, a1, a2, reach, dist)
+        else:
+            _norm3(off, dist)
+        judged = dist[bright]
+        radius = max(_quantile(judged, keep), 3.5 * _quantile(judged, 0.5), 0.01)
+        return _within_radius(dist, total, _median(total_bright), radius, kept)
+
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
     return np.ascontiguousarray(arr).reshape(-1)
@@ -1404,3 +1463,13 @@ def within_and_nearer(
     drop = np.empty(len(edge), dtype=np.bool_)
     mid = _within_and_nearer(np.ascontiguousarray(edge, dtype=np.float64), outside, inside, float(max_delta_e), drop)
     return float(mid), drop
+
+
+def main_color(
+    rgb8: NDArray[np.uint8], table: NDArray[np.float64], keep: float, from_quantile: float, weights: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """reflectance.main_color_pixels of N×3 8-bit pixels in one call (``weights``: the histogram's
+    Gaussian kernel)."""
+    kept = np.empty(len(rgb8), dtype=np.bool_)
+    n = _main_color(_flat(rgb8), table, float(keep), float(from_quantile), weights, kept)
+    return kept if n >= 20 else np.ones(len(rgb8), dtype=bool)

@@ -1001,45 +1001,32 @@ def main_color_pixels(
     past it, where the complementary hue lies. Pixels of a print, a second colour or a coloured
     reflection are left out. With fewer than 20 pixels to go on, every pixel is kept."""
     rgb8 = np.asarray(rgb8)
-    # the kernels run NumPy's element-wise steps fused, each value with the same operations in the
-    # same order; the quantiles and the matrix product stay NumPy's in both
-    fast = rgb8.dtype == np.uint8 and rgb8.ndim == 2 and rgb8.shape[1] == 3 and _kernels.enabled(len(rgb8))
-    if fast:
-        total, chrom = _kernels.chromaticity(rgb8, srgb8_table())
-    else:
-        lin = srgb8_to_linear(rgb8)
-        total = row_sum(lin)
-        chrom = lin / np.maximum(total, 1e-6)[:, None]
+    if rgb8.dtype == np.uint8 and rgb8.ndim == 2 and rgb8.shape[1] == 3 and _kernels.enabled(len(rgb8)):
+        # every step below in one kernel (its 3-vector products as loops: NumPy's go to BLAS)
+        return _kernels.main_color(rgb8, srgb8_table(), keep, from_quantile, _gaussian_weights(1.0))
+    lin = srgb8_to_linear(rgb8)
+    total = row_sum(lin)
+    chrom = lin / np.maximum(total, 1e-6)[:, None]
     bright = total >= stats.quantile(total, from_quantile)
-    n_bright = int(np.count_nonzero(bright))
-    if n_bright < 20:
+    if int(np.count_nonzero(bright)) < 20:
         return np.ones(len(rgb8), dtype=bool)
-    if fast:
-        x, y, total_bright = _kernels.select_xy(chrom, total, bright)
-    else:
-        x, y, total_bright = chrom[bright, 0], chrom[bright, 1], total[bright]
+    x, y, total_bright = chrom[bright, 0], chrom[bright, 1], total[bright]
     (lo_x, hi_x), (lo_y, hi_y) = stats.quantile(x, [0.01, 0.99]), stats.quantile(y, [0.01, 0.99])
     lo, hi = np.array([lo_x, lo_y]), np.array([hi_x, hi_y])
     width = (hi - lo + 1e-9) / 24  # a 24 × 24 histogram over the central 98 %, then smoothed
-    if fast:
-        counts = _kernels.histogram(x, y, lo, width, 24)
-    else:
-        cx, cy = np.floor((x - lo[0]) / width[0]).astype(np.int64), np.floor((y - lo[1]) / width[1]).astype(np.int64)
-        inside = (cx >= 0) & (cx < 24) & (cy >= 0) & (cy < 24)
-        counts = np.bincount(cx[inside] * 24 + cy[inside], minlength=24 * 24).reshape(24, 24)
+    cx, cy = np.floor((x - lo[0]) / width[0]).astype(np.int64), np.floor((y - lo[1]) / width[1]).astype(np.int64)
+    inside = (cx >= 0) & (cx < 24) & (cy >= 0) & (cy < 24)
+    counts = np.bincount(cx[inside] * 24 + cy[inside], minlength=24 * 24).reshape(24, 24)
     hist = gaussian_blur(counts.astype(np.float64), 1.0)
     peak = np.array(np.unravel_index(int(np.argmax(hist)), hist.shape))
     centre, reach_xy = lo + (peak + 0.5) * width, 1.5 * width
-    if fast:
-        near_x, near_y = _kernels.near(x, y, centre, reach_xy)
-    else:
-        close = (np.abs(x - centre[0]) <= reach_xy[0]) & (np.abs(y - centre[1]) <= reach_xy[1])
-        near_x, near_y = x[close], y[close]
+    close = (np.abs(x - centre[0]) <= reach_xy[0]) & (np.abs(y - centre[1]) <= reach_xy[1])
+    near_x, near_y = x[close], y[close]
     if not len(near_x):
         near_x, near_y = x, y
     mode = np.array([stats.median(near_x), stats.median(near_y)])
     mode3 = np.array([mode[0], mode[1], 1.0 - mode.sum()])
-    off = _kernels.offsets(chrom, mode3) if fast else chrom - mode3
+    off = chrom - mode3
     axis = mode3 - 1.0 / 3.0
     if np.linalg.norm(axis) > 0.02:
         # a chromatic object: only a change of hue counts. Reflected white and the veil move pixels
@@ -1049,23 +1036,16 @@ def main_color_pixels(
         along = off @ axis
         # … up to the white point: past it lies the complementary hue (a yellow print on a blue
         # object is on the same line through white), and that part of the offset counts
-        if fast:
-            dist = _kernels.hue_distance(off, along, axis, reach)
-        else:
-            past_white = np.clip(-along - reach, 0.0, None)
-            off = off - along[:, None] * axis
-            dist = np.hypot(row_norm(off), past_white)
+        past_white = np.clip(-along - reach, 0.0, None)
+        off = off - along[:, None] * axis
+        dist = np.hypot(row_norm(off), past_white)
     else:
-        dist = _kernels.norm3(off) if fast else row_norm(off)
+        dist = row_norm(off)
     q_keep, q_mid = stats.quantile(dist[bright], [keep, 0.5])
     radius = max(float(q_keep), 3.5 * float(q_mid), 0.01)
     typical = stats.median(total_bright)
-    if fast:
-        kept, n_kept = _kernels.within_radius(dist, total, typical, radius)
-    else:
-        kept = dist <= radius * np.maximum(typical / np.maximum(total, 1e-6), 1.0)
-        n_kept = int(np.count_nonzero(kept))
-    return kept if n_kept >= 20 else np.ones(len(rgb8), dtype=bool)
+    kept = dist <= radius * np.maximum(typical / np.maximum(total, 1e-6), 1.0)
+    return kept if int(np.count_nonzero(kept)) >= 20 else np.ones(len(rgb8), dtype=bool)
 
 
 def neutral_highlights(
