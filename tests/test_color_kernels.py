@@ -654,3 +654,31 @@ def test_within_and_nearer_is_delta_e_compiled():
     assert between == float(color.delta_e(a, b, compiled=True))
     assert np.array_equal(near, (to_a < 30.0) & (to_a < to_b)) and 0 < near.sum() < len(near)
     assert np.allclose(color.delta_e(lab, a), to_a, atol=1e-10)  # and the NumPy reference's
+
+
+def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
+    # the fitted floor and the diffuse line run as one kernel: the same pixels for every setting,
+    # with the floor taken off, refused, or not tried
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(27)
+    cases = list(_glossy_surfaces(rng))
+    settings = [
+        {"floor": True, "quantile": 0.9},
+        {"floor": True, "quantile": 0.5, "keep_clipped": True},
+        {"floor": False, "quantile": 0.9, "min_saturation": 0.3},
+        {"floor": True, "quantile": 0.75, "max_floor": None, "floor_min_saturation": 0.1},
+    ]
+    calls = []
+    steps = _kernels.dichromatic_steps
+    monkeypatch.setattr(_kernels, "dichromatic_steps", lambda *a, **k: calls.append(1) or steps(*a, **k))
+    compiled = [[reflectance.dichromatic_steps(px, **s) for s in settings] for px in cases]
+    in_kernel = sum(len(px) <= reflectance.FIT_PIXELS for px in cases) * len(settings)  # larger: sampled fits
+    assert len(calls) == in_kernel > 0
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    for px, row in zip(cases, compiled, strict=True):
+        for s, got in zip(settings, row, strict=True):
+            assert np.array_equal(got, reflectance.dichromatic_steps(px, **s)), s
+    assert len(calls) == in_kernel
+    changed = [not np.array_equal(got, px) for px, row in zip(cases, compiled, strict=True) for got in row]
+    assert 0.2 < sum(changed) / len(changed) < 0.95

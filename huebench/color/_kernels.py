@@ -1164,6 +1164,79 @@ if AVAILABLE:
         radius = max(_quantile(judged, keep), 3.5 * _quantile(judged, 0.5), 0.01)
         return _within_radius(dist, total, _median(total_bright), radius, kept)
 
+    @_exact_jit()
+    def _decode8(px, table):  # pragma: no cover - compiled
+        lin = np.empty((px.shape[0], 3))
+        for i in range(px.shape[0]):
+            for c in range(3):
+                lin[i, c] = table[px[i, c]]
+        return lin
+
+    @_exact_jit()
+    def _mean_saturation(lin, use):  # pragma: no cover - compiled
+        # reflectance._mean_saturation of the rows where use holds (its norm as a loop: NumPy's is BLAS)
+        m0 = m1 = m2 = 0.0
+        k = 0
+        for i in range(lin.shape[0]):
+            if use[i]:
+                m0 += lin[i, 0]
+                m1 += lin[i, 1]
+                m2 += lin[i, 2]
+                k += 1
+        m0, m1, m2 = m0 / k, m1 / k, m2 / k
+        g = ((m0 + m1) + m2) / 3
+        d0, d1, d2 = m0 - g, m1 - g, m2 - g
+        return np.sqrt((d0 * d0 + d1 * d1) + d2 * d2) / max(g, 1e-6)
+
+    @_exact_jit()
+    def _dichromatic_steps(
+        px, table, thresholds, bins, n_bins, clipped, floor, floor_min_sat, max_floor, min_sat, q, keep_clipped, factor
+    ):  # pragma: no cover - compiled
+        # reflectance.dichromatic_steps on N×3 8-bit pixels (all of them the fits' sample): the
+        # fitted floor (with floor) and the diffuse line, sharing the fit while the pixels stay
+        n = px.shape[0]
+        cur = px
+        lin = _decode8(cur, table)
+        grey, perp, use = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
+        _dichromatic_sample(lin, cur, clipped, grey, perp, use)
+        shading = -1  # the fit's shading test: not run yet
+        if floor:
+            ok = np.count_nonzero(use) >= 20 and _mean_saturation(lin, use) >= floor_min_sat
+            if ok:
+                shading = 1 if _has_shading(lin[use], factor) else 0
+                ok = shading == 1
+            if ok:
+                level = _floor_line(perp, grey, use) / np.sqrt(3.0)
+                if level > 0 and not level > max_floor:  # NaN: no fit
+                    moved = np.empty(3 * n)
+                    for i in range(n):
+                        for c in range(3):
+                            v = lin[i, c] - level
+                            moved[3 * i + c] = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
+                    flat = np.empty(3 * n, dtype=np.uint8)
+                    for i in range(3 * n):
+                        _srgb8_level(moved, thresholds, bins, n_bins, flat, i)
+                    cur = flat.reshape(n, 3)
+                    lin = _decode8(cur, table)
+                    _dichromatic_sample(lin, cur, clipped, grey, perp, use)
+                    shading = -1
+        if not (np.count_nonzero(use) >= 20 and _mean_saturation(lin, use) >= min_sat):
+            return cur.copy()
+        if shading == -1:
+            shading = 1 if _has_shading(lin[use], factor) else 0
+        if shading == 0:
+            return cur.copy()
+        saturation = _fit_saturation(grey, perp, use, q)
+        if np.isnan(saturation):
+            return cur.copy()
+        line = np.empty((n, 3))
+        _diffuse_line(lin, cur, saturation, keep_clipped, clipped, line)
+        flat_line = line.reshape(-1)
+        out = np.empty(3 * n, dtype=np.uint8)
+        for i in range(3 * n):
+            _srgb8_level(flat_line, thresholds, bins, n_bins, out, i)
+        return out.reshape(n, 3)
+
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
     return np.ascontiguousarray(arr).reshape(-1)
@@ -1473,3 +1546,39 @@ def main_color(
     kept = np.empty(len(rgb8), dtype=np.bool_)
     n = _main_color(_flat(rgb8), table, float(keep), float(from_quantile), weights, kept)
     return kept if n >= 20 else np.ones(len(rgb8), dtype=bool)
+
+
+def dichromatic_steps(
+    rgb8: NDArray[np.uint8],
+    table: NDArray[np.float64],
+    encoder: tuple[NDArray[np.float64], NDArray[np.uint8], int],
+    *,
+    clipped: int,
+    floor: bool,
+    floor_min_saturation: float,
+    max_floor: float | None,
+    min_saturation: float,
+    quantile: float,
+    keep_clipped: bool,
+    shading_factor: float,
+) -> NDArray[np.uint8]:
+    """reflectance.dichromatic_steps on N×3 8-bit pixels, every one of them in the fits' sample;
+    ``table`` decodes 8-bit values, ``encoder`` is (thresholds, bins, bin count) of the encoding."""
+    thresholds, bins, n_bins = encoder
+    return np.asarray(
+        _dichromatic_steps(
+            np.ascontiguousarray(rgb8, dtype=np.uint8),
+            table,
+            thresholds,
+            bins,
+            float(n_bins),
+            int(clipped),
+            bool(floor),
+            float(floor_min_saturation),
+            math.inf if max_floor is None else float(max_floor),
+            float(min_saturation),
+            float(quantile),
+            bool(keep_clipped),
+            float(shading_factor),
+        )
+    )

@@ -35,6 +35,7 @@ __all__ = [
     "linear_rgb_to_xyz",
     "linear_to_srgb",
     "linear_to_srgb8",
+    "srgb8_encoding_tables",
     "srgb8_table",
     "srgb8_to_linear",
     "srgb_to_lab",
@@ -181,6 +182,14 @@ def _srgb8_thresholds() -> NDArray[np.float64]:
         hi = np.where(up, mid, hi)
         lo = np.where(up, lo, mid)
     return hi.view(np.float64)
+
+
+def srgb8_encoding_tables() -> tuple[NDArray[np.float64], NDArray[np.uint8], int]:
+    """What :func:`linear_to_srgb8` encodes with (for kernels that encode inside a longer step): its
+    decision thresholds (with -inf and +inf at both ends), the level at the start of each table bin,
+    and the number of bins."""
+    thresholds, bins = _srgb8_encoder()
+    return thresholds, bins, _SRGB8_BINS
 
 
 @functools.cache

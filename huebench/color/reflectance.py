@@ -48,7 +48,14 @@ from huebench import stats
 from huebench._suggest import suggestion_text
 from huebench.color import _kernels
 from huebench.color._rows import masked, row_all, row_any, row_mean, row_norm, row_sum
-from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb8, srgb8_table, srgb8_to_linear, srgb_to_linear
+from huebench.color.conversions import (
+    RGB_TO_XYZ,
+    linear_to_srgb8,
+    srgb8_encoding_tables,
+    srgb8_table,
+    srgb8_to_linear,
+    srgb_to_linear,
+)
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
@@ -75,6 +82,7 @@ __all__ = [
     "DichromaticFit",
     "albedo_saturation",
     "balance",
+    "dichromatic_steps",
     "diffuse_line_reconstruction",
     "diffuse_reconstruction",
     "fit_sample",
@@ -908,6 +916,54 @@ def diffuse_line_reconstruction(
         clipped = row_any(ceiling) & ~row_all(ceiling)
         out[clipped] = lin_all[clipped]
     return linear_to_srgb8(out)
+
+
+def dichromatic_steps(
+    rgb8: NDArray[np.uint8],
+    *,
+    floor: bool = True,
+    floor_min_saturation: float = FLOOR_MIN_SATURATION,
+    max_floor: float | None = MAX_FLOOR,
+    quantile: float = 0.75,
+    min_saturation: float = 0.15,
+    keep_clipped: bool = False,
+) -> NDArray[np.uint8]:
+    """The dichromatic corrections in turn: with ``floor``, :func:`remove_fitted_floor`
+    (``floor_min_saturation``, ``max_floor``), then :func:`diffuse_line_reconstruction`
+    (``quantile``, ``min_saturation``, ``keep_clipped``) on its result, the two sharing one
+    :class:`DichromaticFit` when the floor leaves the pixels as they are. N×3 8-bit pixels of at
+    most :data:`FIT_PIXELS` run as one kernel where numba is (the same pixels; its few 3-vector
+    products are loops where NumPy calls BLAS)."""
+    px = np.asarray(rgb8)
+    if (
+        _kernels.enabled(len(px))
+        and len(px) <= FIT_PIXELS
+        and px.dtype == np.uint8
+        and px.ndim == 2
+        and px.shape[1] == 3
+    ):
+        return _kernels.dichromatic_steps(
+            px,
+            srgb8_table(),
+            srgb8_encoding_tables(),
+            clipped=CLIPPED,
+            floor=floor,
+            floor_min_saturation=floor_min_saturation,
+            max_floor=max_floor,
+            min_saturation=min_saturation,
+            quantile=quantile,
+            keep_clipped=keep_clipped,
+            shading_factor=SHADING_FACTOR,
+        )
+    fit = None
+    if floor:
+        fit = DichromaticFit(px)
+        floored = remove_fitted_floor(px, min_saturation=floor_min_saturation, max_floor=max_floor, fit=fit)
+        if floored is not px:  # a floor came off: the line is fitted to the new pixels
+            px, fit = floored, None
+    return diffuse_line_reconstruction(
+        px, quantile=quantile, min_saturation=min_saturation, keep_clipped=keep_clipped, fit=fit
+    )
 
 
 # -- method tables and their dispatchers ------------------------------------------------------

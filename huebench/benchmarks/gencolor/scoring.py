@@ -88,9 +88,8 @@ from huebench.color.reflectance import (
     RIM_BAND,
     RIM_RATIO,
     VEIL_QUANTILE,
-    DichromaticFit,
     balance,
-    diffuse_reconstruction,
+    dichromatic_steps,
     fit_sample_of,
     fit_veil,
     grow_mask,
@@ -695,18 +694,15 @@ class ColorScorer:
         settled — or None; ``glossy``: the gloss test's answer, None if unknown)."""
         if self.specular is None:
             return px8
-        fit = None
-        if veil is None:  # a removed veil is the floor this step would fit
-            fit = DichromaticFit(px8)
-            floored = remove_specular(
-                px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor, fit=fit
-            )
-            if floored is not px8:  # a floor came off: the line is fitted to the new pixels
-                px8, fit = floored, None
         matte = glossy is False
-        quantile = self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE
-        keep = matte and self.matte_keeps_clipped
-        return diffuse_reconstruction(px8, method="diffuse-line", quantile=quantile, keep_clipped=keep, fit=fit)
+        return dichromatic_steps(
+            px8,
+            floor=veil is None,  # a removed veil is the floor this step would fit
+            floor_min_saturation=self.floor_min_saturation,
+            max_floor=self.max_floor,
+            quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
+            keep_clipped=matte and self.matte_keeps_clipped,
+        )
 
 
 def _chroma_p99(px8: NDArray[np.uint8], light: NDArray[np.float64] | None) -> float:
