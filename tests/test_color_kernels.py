@@ -682,3 +682,40 @@ def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
     assert len(calls) == in_kernel
     changed = [not np.array_equal(got, px) for px, row in zip(cases, compiled, strict=True) for got in row]
     assert 0.2 < sum(changed) / len(changed) < 0.95
+
+
+def test_edge_near_surroundings_kernel_is_the_numpy_steps(monkeypatch):
+    # the background peel's colour test runs as one kernel: the same ΔE00 between the medians and
+    # the same edge pixels, on objects that caught some of their backdrop and ones that did not
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(28)
+    cases = []
+    for _ in range(30):
+        h, w = rng.integers(24, 90, 2)
+        yy, xx = np.mgrid[:h, :w]
+        obj = (yy - h / 2) ** 2 / (h / 3) ** 2 + (xx - w / 2) ** 2 / (w / 3) ** 2 < 1
+        img = np.empty((h, w, 3), np.uint8)
+        img[:] = rng.integers(0, 256, 3)
+        img[obj] = rng.integers(0, 256, 3)
+        img = np.clip(img + rng.normal(0, rng.uniform(0, 12), img.shape), 0, 255).astype(np.uint8)
+        grow = int(rng.integers(0, 4))
+        mask = reflectance.grow_mask(obj, grow) if grow else obj  # a loose mask, or the object's own
+        depth = reflectance.mask_depth(mask)
+        edge, deep = mask & (depth <= 4), mask & (depth > 4)
+        ring = reflectance.grow_mask(mask, 2) & ~mask
+        if deep.sum() >= 20 and edge.any() and ring.sum() >= 20:
+            cases.append((img, ring, deep, edge, float(rng.choice([3.0, 6.0, 20.0]))))
+    compiled = [reflectance.edge_near_surroundings(*c) for c in cases]
+    for (img, ring, deep, edge, max_de), (between, drop) in zip(cases, compiled, strict=True):
+        # the steps one call at a time (srgb_to_lab's kernel, as in the scorer)
+        lab = color.srgb_to_lab(np.concatenate([img[ring], img[deep], img[edge]]))
+        a, b = ring.sum(), ring.sum() + deep.sum()
+        outside, inside = np.median(lab[:a], axis=0), np.median(lab[a:b], axis=0)
+        want_between, want_drop = color.within_and_nearer(lab[b:], outside, inside, max_de)
+        assert between == want_between and np.array_equal(drop, want_drop)
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)  # the NumPy path: its own Lab (to ~1e-13)
+    for c, (between, drop) in zip(cases, compiled, strict=True):
+        want_between, want_drop = reflectance.edge_near_surroundings(*c)
+        assert between == pytest.approx(want_between, abs=1e-9) and np.array_equal(drop, want_drop)
+    assert len(cases) >= 15 and sum(d.any() for _, d in compiled) >= 5 and sum(not d.any() for _, d in compiled) >= 1

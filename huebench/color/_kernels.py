@@ -439,19 +439,6 @@ if AVAILABLE:
             out[i + 1] = A[j]
             out[i + 2] = B[j]
 
-    @_jit()
-    def _within_and_nearer(edge, outside, inside, max_de, drop):  # pragma: no cover - compiled
-        # difference.within_and_nearer (the background peel's tests) with the ΔE00 of the kernels
-        # above: ΔE00 of outside and inside, returned; drop[i] where colour i is within max_de of
-        # outside and nearer to it than to inside
-        o0, o1, o2 = outside[0], outside[1], outside[2]
-        i0, i1, i2 = inside[0], inside[1], inside[2]
-        for i in range(edge.shape[0]):
-            to_out = _de00(edge[i, 0], edge[i, 1], edge[i, 2], o0, o1, o2, 1.0, 1.0, 1.0)
-            to_in = _de00(edge[i, 0], edge[i, 1], edge[i, 2], i0, i1, i2, 1.0, 1.0, 1.0)
-            drop[i] = to_out < max_de and to_out < to_in
-        return _de00(o0, o1, o2, i0, i1, i2, 1.0, 1.0, 1.0)
-
     @_jit(inline="always")
     def _blocks(n):  # pragma: no cover - compiled
         return (n + BLOCK - 1) // BLOCK
@@ -527,6 +514,21 @@ if AVAILABLE:
     def _ciede2000_ref_serial(lab, L2, a2, b2, out, kL, kC, kH, ref_first):  # pragma: no cover - compiled
         for blk in range(_blocks(out.shape[0])):
             _ciede2000_ref_block(lab, L2, a2, b2, out, kL, kC, kH, ref_first, blk)
+
+    @_jit()
+    def _within_and_nearer(edge, outside, inside, max_de, drop):  # pragma: no cover - compiled
+        # difference.within_and_nearer (the background peel's tests) through delta_e's own serial
+        # kernel (the same values as delta_e(..., compiled=True)): ΔE00 of outside and inside,
+        # returned; drop[i] where colour i is within max_de of outside and nearer to it than to inside
+        n = edge.shape[0]
+        flat = edge.reshape(-1)
+        to_out, to_in, between = np.empty(n), np.empty(n), np.empty(1)
+        _ciede2000_ref_serial(flat, outside[0], outside[1], outside[2], to_out, 1.0, 1.0, 1.0, False)
+        _ciede2000_ref_serial(flat, inside[0], inside[1], inside[2], to_in, 1.0, 1.0, 1.0, False)
+        _ciede2000_ref_serial(outside, inside[0], inside[1], inside[2], between, 1.0, 1.0, 1.0, False)
+        for i in range(n):
+            drop[i] = to_out[i] < max_de and to_out[i] < to_in[i]
+        return between[0]
 
     @_jit(inline="always")
     def _ciede2000_pair_block(lab1, lab2, out, kL, kC, kH, blk):  # pragma: no cover - compiled
@@ -1237,6 +1239,35 @@ if AVAILABLE:
             _srgb8_level(flat_line, thresholds, bins, n_bins, out, i)
         return out.reshape(n, 3)
 
+    @_exact_jit()
+    def _edge_near_surroundings(img, ring, deep, edge, lut, m, max_de, drop):  # pragma: no cover - compiled
+        # reflectance.edge_near_surroundings with every pixel of ring and deep (none sampled): the
+        # three sets' pixels (raster order) in one buffer, to Lab with srgb_to_lab's kernel, the
+        # medians of ring and deep, and within_and_nearer's test of the edge pixels
+        n = ring.shape[0]
+        a = b = total = 0
+        for i in range(n):
+            a += ring[i]
+            b += deep[i]
+            total += ring[i] + deep[i] + edge[i]
+        buf = np.empty(3 * total, dtype=np.uint8)
+        k = 0
+        for which in range(3):
+            sel = ring if which == 0 else (deep if which == 1 else edge)
+            for i in range(n):
+                if sel[i]:
+                    buf[3 * k] = img[3 * i]
+                    buf[3 * k + 1] = img[3 * i + 1]
+                    buf[3 * k + 2] = img[3 * i + 2]
+                    k += 1
+        lab = np.empty(3 * total)
+        _srgb8_to_lab_serial(buf, lut, m, lab)
+        lab3 = lab.reshape(total, 3)
+        outside, inside = np.empty(3), np.empty(3)
+        _column_medians(lab3[:a], outside)
+        _column_medians(lab3[a : a + b], inside)
+        return _within_and_nearer(lab3[a + b :], outside, inside, max_de, drop)
+
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
     return np.ascontiguousarray(arr).reshape(-1)
@@ -1582,3 +1613,22 @@ def dichromatic_steps(
             float(shading_factor),
         )
     )
+
+
+def edge_near_surroundings(
+    image: NDArray[np.uint8],
+    ring: NDArray[np.bool_],
+    deep: NDArray[np.bool_],
+    edge: NDArray[np.bool_],
+    n_edge: int,
+    lut: NDArray[np.float64],
+    m: NDArray[np.float64],
+    max_delta_e: float,
+) -> tuple[float, NDArray[np.bool_]]:
+    """reflectance.edge_near_surroundings in one call, every ring and deep pixel read (``lut``,
+    ``m``: srgb_to_lab's decoding table and RGB→XYZ over the white)."""
+    drop = np.empty(n_edge, dtype=np.bool_)
+    between = _edge_near_surroundings(
+        _flat(image), _flat(ring), _flat(deep), _flat(edge), lut, m, float(max_delta_e), drop
+    )
+    return float(between), drop

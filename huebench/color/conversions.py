@@ -36,6 +36,7 @@ __all__ = [
     "linear_to_srgb",
     "linear_to_srgb8",
     "srgb8_encoding_tables",
+    "srgb8_lab_tables",
     "srgb8_table",
     "srgb8_to_linear",
     "srgb_to_lab",
@@ -267,6 +268,12 @@ def srgb8_table() -> NDArray[np.float64]:
 @functools.cache
 def _xyz_over_white() -> NDArray[np.float64]:
     return RGB_TO_XYZ / D65_XYZ[:, None]
+
+
+def srgb8_lab_tables() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """What :func:`srgb_to_lab`'s kernel converts 8-bit pixels with (for kernels that convert
+    inside a longer step): the decoding table (:func:`srgb8_table`) and RGB→XYZ over the white."""
+    return srgb8_table(), _xyz_over_white()
 
 
 def lab_to_srgb(lab: ArrayLike, *, clip: bool = False) -> NDArray[np.float64]:

@@ -47,15 +47,18 @@ from numpy.typing import NDArray
 from huebench import stats
 from huebench._suggest import suggestion_text
 from huebench.color import _kernels
-from huebench.color._rows import masked, row_all, row_any, row_mean, row_norm, row_sum
+from huebench.color._rows import column_medians, masked, row_all, row_any, row_mean, row_norm, row_sum
 from huebench.color.conversions import (
     RGB_TO_XYZ,
     linear_to_srgb8,
     srgb8_encoding_tables,
+    srgb8_lab_tables,
     srgb8_table,
     srgb8_to_linear,
+    srgb_to_lab,
     srgb_to_linear,
 )
+from huebench.color.difference import within_and_nearer
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
@@ -85,6 +88,7 @@ __all__ = [
     "dichromatic_steps",
     "diffuse_line_reconstruction",
     "diffuse_reconstruction",
+    "edge_near_surroundings",
     "fit_sample",
     "fit_sample_of",
     "fit_veil",
@@ -256,6 +260,37 @@ def mask_depth(mask: NDArray[np.bool_], *, frame_cuts: bool = True) -> NDArray[n
     # anywhere"; every erosion keeps all of it, so its depth is deeper than any erosion reaches
     depth[far] = sum(depth.shape)
     return depth
+
+
+def edge_near_surroundings(
+    image: NDArray[np.uint8],
+    ring: NDArray[np.bool_],
+    deep: NDArray[np.bool_],
+    edge: NDArray[np.bool_],
+    max_delta_e: float,
+) -> tuple[float, NDArray[np.bool_]]:
+    """Which pixels of a mask's ``edge`` look like what lies around it (``ring``) rather than like
+    its ``deep`` interior: ΔE00 between the ring's and the interior's median colours (CIELAB, per
+    channel, over :func:`fit_sample_of` each), and per edge pixel (raster order) whether it is
+    within ``max_delta_e`` of the ring's and nearer to it than to the interior's
+    (:func:`~huebench.color.difference.within_and_nearer`). The three masks are disjoint, each
+    non-empty; one compiled call where numba is."""
+    img = np.asarray(image)
+    n_ring, n_deep, n_edge = (int(np.count_nonzero(x)) for x in (ring, deep, edge))
+    if (
+        _kernels.enabled(n_ring + n_deep + n_edge)
+        and max(n_ring, n_deep) <= FIT_PIXELS
+        and img.dtype == np.uint8
+        and img.ndim == 3
+        and img.shape[2] == 3
+    ):
+        lut, m = srgb8_lab_tables()
+        return _kernels.edge_near_surroundings(img, ring, deep, edge, n_edge, lut, m, max_delta_e)
+    ring_px, deep_px, edge_px = masked(img, ring), masked(img, deep), masked(img, edge)
+    ring_px, deep_px = fit_sample_of(ring_px), fit_sample_of(deep_px)
+    lab = srgb_to_lab(np.concatenate([ring_px, deep_px, edge_px]))  # one conversion for the three
+    a, b = len(ring_px), len(ring_px) + len(deep_px)
+    return within_and_nearer(lab[b:], column_medians(lab[:a]), column_medians(lab[a:b]), max_delta_e)
 
 
 def grow_mask(mask: NDArray[np.bool_], pixels: int) -> NDArray[np.bool_]:

@@ -68,11 +68,10 @@ from huebench.color import (
     parse,
     srgb8_to_linear,
     srgb_to_lab,
-    within_and_nearer,
     xyz_to_lab,
     xyz_to_linear_rgb,
 )
-from huebench.color._rows import column_medians, masked
+from huebench.color._rows import masked
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
     F0_DIELECTRIC,
@@ -90,6 +89,7 @@ from huebench.color.reflectance import (
     VEIL_QUANTILE,
     balance,
     dichromatic_steps,
+    edge_near_surroundings,
     fit_sample_of,
     fit_veil,
     grow_mask,
@@ -762,13 +762,7 @@ def peel_background(
     n_ring = int(np.count_nonzero(ring))
     if n_ring < 20:
         return m, 0
-    ring_px, deep_px, edge_px = masked(img, ring), masked(img, deep), masked(img, edge)
-    ring_px, deep_px = fit_sample_of(ring_px), fit_sample_of(deep_px)
-    lab = srgb_to_lab(np.concatenate([ring_px, deep_px, edge_px]))  # one conversion for the three
-    a, b = len(ring_px), len(ring_px) + len(deep_px)
-    outside, inside = column_medians(lab[:a]), column_medians(lab[a:b])
-    edge_lab = lab[b:]
-    between, drop = within_and_nearer(edge_lab, outside, inside, max_delta_e)
+    between, drop = edge_near_surroundings(img, ring, deep, edge, max_delta_e)
     if between < 2 * max_delta_e:
         return m, 0  # what lies around the mask looks like the object: a mask inside it, nothing to peel
     k = int(np.count_nonzero(drop))
