@@ -719,3 +719,67 @@ def test_edge_near_surroundings_kernel_is_the_numpy_steps(monkeypatch):
         want_between, want_drop = reflectance.edge_near_surroundings(*c)
         assert between == pytest.approx(want_between, abs=1e-9) and np.array_equal(drop, want_drop)
     assert len(cases) >= 15 and sum(d.any() for _, d in compiled) >= 5 and sum(not d.any() for _, d in compiled) >= 1
+
+
+def test_dominant_colour_kernel_keeps_the_numpy_steps_values(monkeypatch):
+    # dominant_color's steps up to its PCA run as one kernel: the same colour, bit for bit, with
+    # and without a lightness window, with outliers beyond the cap on how many may go, and NaN rows
+    rng = np.random.default_rng(29)
+    cases = []
+    for n in (_kernels.KERNEL_FROM, 200, 3000):
+        for _ in range(10):
+            lab = np.column_stack(
+                [rng.uniform(20, 90, n), rng.normal(rng.uniform(-40, 40), 5, n), rng.normal(10, 5, n)]
+            )
+            far = rng.random(n) < rng.choice([0.0, 0.1, 0.4])  # a second colour: beyond the 20 % cap at 0.4
+            lab[far, 1:] += rng.uniform(30, 60, 2)
+            lab[rng.random(n) < 0.02] = np.nan
+            cases.append(lab)
+    cases.append(np.tile([50.0, 10.0, 10.0], (100, 1)))  # no spread at all
+    settings = ({}, {"lightness_window": (0.6, 0.95)}, {"lightness_window": (0.25, 1.0), "outlier_mad": 1.0})
+    calls = []
+    kernel = _kernels.dominant_pixels
+    monkeypatch.setattr(_kernels, "dominant_pixels", lambda *a, **k: calls.append(1) or kernel(*a, **k))
+    compiled = [[color.dominant_color(lab, **s) for s in settings] for lab in cases]
+    assert len(calls) == len(cases) * len(settings)
+    with pytest.raises(ValueError, match="no finite pixels"):
+        color.dominant_color(np.full((100, 3), np.nan))  # the kernel's answer to nothing left
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    for lab, row in zip(cases, compiled, strict=True):
+        for s, got in zip(settings, row, strict=True):
+            want = color.dominant_color(lab, **s)
+            assert np.array_equal(got.lab, want.lab) and np.array_equal(got.axis, want.axis), s
+            assert (got.n_used, got.method, got.spread) == (want.n_used, want.method, want.spread)
+    used = [d.n_used / d.n_pixels for row in compiled for d in row]
+    assert min(used) < 0.5 and max(used) == 1.0
+
+
+def test_light_and_neutral_highlight_kernels_are_the_numpy_steps(monkeypatch):
+    # light_colour's pixels and neutral_highlights' gate run as kernels: the same answers on glossy
+    # objects under coloured and white light, grey objects with highlights, and matte ones
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(30)
+    cases = []
+    for _ in range(40):
+        h = w = int(rng.integers(30, 80))
+        yy, xx = np.mgrid[:h, :w]
+        r2 = ((yy - h / 2) ** 2 + (xx - w / 2) ** 2) / (h / 2.6) ** 2
+        obj = r2 < 1
+        light = rng.choice([np.ones(3), np.array([1.0, 0.8, 0.55]), np.array([0.7, 0.85, 1.0])])
+        albedo = rng.random(3) ** 2 if rng.random() < 0.7 else np.full(3, rng.uniform(0.05, 0.8))
+        shade = np.clip(1 - r2, 0, 1)[..., None] ** 0.5
+        spec = rng.uniform(0, 3) * np.exp(-(((yy - h / 3) ** 2 + (xx - w / 3) ** 2) / (h / 10) ** 2))[..., None]
+        lin = np.where(obj[..., None], (shade * albedo + spec) * light, 0.3 * light)
+        img = color.linear_to_srgb8(np.clip(lin + rng.normal(0, 0.004, lin.shape), 0, 1))
+        cases.append((img, obj))
+    compiled = [
+        (reflectance.light_colour(img, m), reflectance.neutral_highlights(img, reflectance.mask_depth(m) > 1))
+        for img, m in cases
+    ]
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    for (img, m), (light, found) in zip(cases, compiled, strict=True):
+        want = reflectance.light_colour(img, m)
+        assert (light is None) == (want is None) and (light is None or np.array_equal(light, want))
+        assert np.array_equal(found, reflectance.neutral_highlights(img, reflectance.mask_depth(m) > 1))
+    assert sum(light is not None for light, _ in compiled) >= 5 and sum(f.any() for _, f in compiled) >= 3

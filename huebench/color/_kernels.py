@@ -1268,6 +1268,89 @@ if AVAILABLE:
         _column_medians(lab3[a : a + b], inside)
         return _within_and_nearer(lab3[a + b :], outside, inside, max_de, drop)
 
+    @_exact_jit()
+    def _dominant_pixels(pixels, lo_q, hi_q, outlier_mad, min_radius, max_fraction, means):  # pragma: no cover
+        # dominant.dominant_color up to its PCA: finite rows, the lightness window (lo_q < 0: none),
+        # the chromatic outliers out; means = (mean L*, mean a*, mean b*) of the rows kept, returned
+        n_all = pixels.shape[0]
+        finite = np.empty(n_all, dtype=np.bool_)
+        for i in range(n_all):
+            finite[i] = np.isfinite(pixels[i, 0]) and np.isfinite(pixels[i, 1]) and np.isfinite(pixels[i, 2])
+        px = pixels[finite]
+        n = px.shape[0]
+        if n == 0:
+            return px
+        if lo_q >= 0 and n >= 10:
+            light = px[:, 0].copy()
+            lo, hi = _quantile(light, lo_q), _quantile(light, hi_q)
+            inside = np.empty(n, dtype=np.bool_)
+            for i in range(n):
+                inside[i] = light[i] >= lo and light[i] <= hi
+            px = px[inside]
+            n = px.shape[0]
+        if n >= 3:
+            centre = np.empty(2)
+            _column_medians(px[:, 1:], centre)
+            dist = np.empty(n)
+            for i in range(n):
+                dist[i] = np.hypot(px[i, 1] - centre[0], px[i, 2] - centre[1])
+            med = _median(dist)
+            spread = np.empty(n)
+            for i in range(n):
+                spread[i] = abs(dist[i] - med)
+            radius = max(med + outlier_mad * 1.4826 * _median(spread), min_radius)
+            keep = np.empty(n, dtype=np.bool_)
+            dropped = 0
+            for i in range(n):
+                keep[i] = dist[i] <= radius
+                dropped += not keep[i]
+            max_drop = np.int64(max_fraction * n)
+            if dropped > max_drop:
+                keep[:] = False
+                order = np.argsort(dist, kind="mergesort")
+                for i in range(n - max_drop):
+                    keep[order[i]] = True
+            px = px[keep]
+            n = px.shape[0]
+        light = px[:, 0].copy()
+        means[0] = (0.0 + _pairwise_sum(light, 0, n)) / n
+        a = b = 0.0
+        for i in range(n):
+            a += px[i, 1]
+            b += px[i, 2]
+        means[1], means[2] = a / n, b / n
+        return px
+
+    @_exact_jit()
+    def _lit_unclipped(img, where, table, clipped):  # pragma: no cover - compiled
+        # the pixels of img (flat 8-bit RGB) where ``where`` holds with every channel above 0 and
+        # below ``clipped``, linear (reflectance.light_colour's pixels)
+        n = 0
+        for i in range(where.shape[0]):
+            if where[i]:
+                r, g, b = img[3 * i], img[3 * i + 1], img[3 * i + 2]
+                n += 0 < r < clipped and 0 < g < clipped and 0 < b < clipped
+        lin = np.empty((n, 3))
+        k = 0
+        for i in range(where.shape[0]):
+            if where[i]:
+                r, g, b = img[3 * i], img[3 * i + 1], img[3 * i + 2]
+                if 0 < r < clipped and 0 < g < clipped and 0 < b < clipped:
+                    lin[k, 0], lin[k, 1], lin[k, 2] = table[r], table[g], table[b]
+                    k += 1
+        return lin
+
+    @_exact_jit()
+    def _lit_mean_saturation(lin):  # pragma: no cover - compiled
+        # reflectance._mean_saturation of the brighter half of N×3 linear pixels (grey component
+        # at least its median)
+        n = lin.shape[0]
+        grey = np.empty(n)
+        for i in range(n):
+            grey[i] = ((lin[i, 0] + lin[i, 1]) + lin[i, 2]) / 3
+        half = _quantile(grey, 0.5)
+        return _mean_saturation(lin, grey >= half)
+
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
     return np.ascontiguousarray(arr).reshape(-1)
@@ -1632,3 +1715,40 @@ def edge_near_surroundings(
         _flat(image), _flat(ring), _flat(deep), _flat(edge), lut, m, float(max_delta_e), drop
     )
     return float(between), drop
+
+
+def dominant_pixels(
+    pixels: NDArray[np.float64],
+    window: tuple[float, float] | None,
+    *,
+    outlier_mad: float,
+    min_outlier_radius: float,
+    max_outlier_fraction: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """dominant.dominant_color's pixels before its PCA (N×3 Lab in, the rows it keeps out) and
+    their mean (L*, a*, b*)."""
+    means = np.empty(3)
+    lo, hi = (-1.0, -1.0) if window is None else (float(window[0]), float(window[1]))
+    kept = _dominant_pixels(
+        np.ascontiguousarray(pixels, dtype=np.float64),
+        lo,
+        hi,
+        float(outlier_mad),
+        float(min_outlier_radius),
+        float(max_outlier_fraction),
+        means,
+    )
+    return kept, means
+
+
+def lit_unclipped(
+    image: NDArray[np.uint8], where: NDArray[np.bool_], table: NDArray[np.float64], clipped: int
+) -> NDArray[np.float64]:
+    """The linear pixels of an (H, W, 3) 8-bit image under a mask with no channel at 0 or at the
+    ceiling ``clipped`` (raster order)."""
+    return np.asarray(_lit_unclipped(_flat(image), _flat(where), table, int(clipped)))
+
+
+def lit_mean_saturation(lin: NDArray[np.float64]) -> float:
+    """reflectance._mean_saturation of the brighter half (grey ≥ its median) of N×3 linear pixels."""
+    return float(_lit_mean_saturation(np.ascontiguousarray(lin, dtype=np.float64)))

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from huebench import stats
+from huebench.color import _kernels
 from huebench.color._rows import column_medians, row_all
 
 __all__ = ["DOMINANT_COLOR_METHODS", "DominantColor", "dominant_color", "dominant_color_paper"]
@@ -84,6 +85,19 @@ def dominant_color(
         raise ValueError(f"expected CIELAB pixels with a last axis of length 3, got shape {pixels.shape}")
     pixels = pixels.reshape(-1, 3)
     n_pixels = len(pixels)
+    window_ok = lightness_window is None or all(isinstance(q, float) and 0.0 <= q <= 1.0 for q in lightness_window)
+    if _kernels.enabled(n_pixels) and window_ok:
+        # the steps up to the PCA in one kernel, the same rows and means
+        pixels, means = _kernels.dominant_pixels(
+            pixels,
+            lightness_window,
+            outlier_mad=outlier_mad,
+            min_outlier_radius=min_outlier_radius,
+            max_outlier_fraction=max_outlier_fraction,
+        )
+        if len(pixels) == 0:
+            raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
+        return _principal(pixels, float(means[0]), means[1:], n_pixels, min_spread, isotropy_ratio)
     pixels = pixels[row_all(np.isfinite(pixels))]
     if len(pixels) == 0:
         raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
@@ -105,8 +119,20 @@ def dominant_color(
         pixels = pixels[keep]
         ab = pixels[:, 1:]
 
-    mean_l = float(pixels[:, 0].mean())
-    mean_ab = ab.mean(axis=0)
+    return _principal(pixels, float(pixels[:, 0].mean()), ab.mean(axis=0), n_pixels, min_spread, isotropy_ratio)
+
+
+def _principal(
+    pixels: NDArray[np.float64],
+    mean_l: float,
+    mean_ab: NDArray[np.float64],
+    n_pixels: int,
+    min_spread: float,
+    isotropy_ratio: float,
+) -> DominantColor:
+    """The dominant colour of the pixels kept (N×3 Lab, their mean L* and a*b* given): the first
+    principal axis of a*b* about the neutral point when the chroma spreads along one, else the mean."""
+    ab = pixels[:, 1:]
     if len(ab) >= 2:
         moments = ab.T @ ab / len(ab)  # about the neutral axis, not the mean (see the module doc)
         evals, evecs = np.linalg.eigh(moments)  # ascending

@@ -598,16 +598,20 @@ def light_colour(
     dividing by it (:func:`balance`) never brightens a channel, so no pixel is pushed into the clip.
     """
     m = np.asarray(mask, dtype=bool)
-    inner = np.flatnonzero(((mask_depth(m) if depth is None else depth) > 1) & m)
-    px = unclipped(np.asarray(image).reshape(-1, 3)[fit_sample_of(inner)])
+    where = ((mask_depth(m) if depth is None else depth) > 1) & m
+    img = np.asarray(image)
+    n = int(np.count_nonzero(where))
     # a channel at 0 is clipped as surely as one at 255: pixels that have one lie in a coordinate
     # plane of RGB whatever the light, and would pose as a dichromatic plane
-    px = px[row_all(px > 0)]
-    if len(px) < 30:
+    if _kernels.enabled(n) and n <= FIT_PIXELS and img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3:
+        lin = _kernels.lit_unclipped(img, where, srgb8_table(), CLIPPED)  # the steps below, one call
+    else:
+        px = unclipped(img.reshape(-1, 3)[fit_sample_of(np.flatnonzero(where))])
+        lin = srgb8_to_linear(px[row_all(px > 0)])
+    if len(lin) < 30:
         return None
-    # the singular values and the plane's normal from the 3×3 Gram matrix: the same values (to
-    # ~1e-12 relative on these pixels) as the N×3 SVD, at a fraction of its cost
-    lin = srgb8_to_linear(px)
+    # the singular values and the plane's normal from the 3×3 Gram matrix: the same values (up to
+    # rounding) as the N×3 SVD, at a fraction of its cost
     evals, evecs = np.linalg.eigh(lin.T @ lin)  # ascending
     s = np.sqrt(np.maximum(evals[::-1], 0.0))
     normal = evecs[:, 0]
@@ -1167,8 +1171,12 @@ def neutral_highlights(
     if len(px) < 20:
         return none
     lin = srgb8_to_linear(px)
-    grey = row_mean(lin)
-    if _mean_saturation(lin[grey >= stats.quantile(grey, 0.5)]) >= min_saturation:
+    if _kernels.enabled(len(lin)):
+        lit_saturation = _kernels.lit_mean_saturation(lin)  # the two steps below, one call
+    else:
+        grey = row_mean(lin)
+        lit_saturation = _mean_saturation(lin[grey >= stats.quantile(grey, 0.5)])
+    if lit_saturation >= min_saturation:
         return none
     rows, cols = np.nonzero(m)
     x = (cols - cols.mean()) / max(float(cols.std()), 1.0)
