@@ -783,3 +783,39 @@ def test_light_and_neutral_highlight_kernels_are_the_numpy_steps(monkeypatch):
         assert (light is None) == (want is None) and (light is None or np.array_equal(light, want))
         assert np.array_equal(found, reflectance.neutral_highlights(img, reflectance.mask_depth(m) > 1))
     assert sum(light is not None for light, _ in compiled) >= 5 and sum(f.any() for _, f in compiled) >= 3
+
+
+def test_three_differences_are_the_three_functions():
+    # the scorer's candidate metrics in one call: ΔE00 and Δchroma bit for bit, Δhue to the last
+    # place (NumPy's arctangent is SIMD code on some CPUs, the kernel's the C library's), NaN
+    # exactly where either chroma is below the gate, and 180° ties
+    rng = np.random.default_rng(31)
+    labs = np.column_stack([rng.uniform(0, 100, 400), rng.uniform(-60, 60, (400, 2))])
+    labs[:20, 1:] *= 0.05  # near-neutral: gated
+    for ref in (np.array([50.0, 20.0, -30.0]), np.array([60.0, 1.0, 2.0]), np.array([0.0, -5.0, 5.0])):
+        de, dc, dh = color.three_differences(labs, ref)
+        assert np.array_equal(de, color.delta_e(labs, ref, compiled=True))
+        assert np.array_equal(dc, color.delta_chroma(labs, ref))
+        want = color.delta_hue(labs, ref, neutral=np.nan)
+        assert np.array_equal(np.isnan(dh), np.isnan(want)) and np.allclose(dh, want, atol=1e-9, equal_nan=True)
+    _, _, dh = color.three_differences(np.array([[0.0, 50.0, -50.0]]), np.array([0.0, -5.0, 5.0]))
+    assert dh[0] == pytest.approx(180.0)
+
+
+def test_shading_and_chroma_quantile_kernels_are_the_numpy_steps(monkeypatch):
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(32)
+    cases = list(_glossy_surfaces(rng))
+    cases.append(np.full((100, 3), 255, np.uint8))  # every pixel clipped: no test
+    compiled = [(reflectance.unclipped_shading(px), reflectance.chroma_quantile(px, 0.99)) for px in cases]
+    from huebench import stats
+
+    for px, (_, chroma) in zip(cases, compiled, strict=True):
+        lab = color.srgb_to_lab(reflectance.fit_sample_of(px))  # the unfused steps, srgb_to_lab's kernel
+        assert chroma == stats.quantile(np.hypot(lab[:, 1], lab[:, 2]), 0.99)
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    for px, (shading, chroma) in zip(cases, compiled, strict=True):
+        assert shading is reflectance.unclipped_shading(px)
+        assert chroma == pytest.approx(reflectance.chroma_quantile(px, 0.99), abs=1e-9)  # Lab: kernel vs NumPy
+    assert compiled[-1][0] is None and {True, False} <= {s for s, _ in compiled}

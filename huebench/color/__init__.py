@@ -7,6 +7,7 @@ Public API (stable names used across huebench and by external checks)::
     delta_e(lab1, lab2, method="ciede2000" | "cie76")
     delta_chroma(lab1, lab2), delta_hue(lab1, lab2)
     srgb_delta_e(rgb, lab)            -> delta_e(srgb_to_lab(rgb), lab), one kernel for 8-bit images
+    three_differences(labs, lab)      -> (ΔE00, Δchroma, Δhue) of many colours against one, one call
     within_and_nearer(lab, a, b, t)   -> (ΔE00(a, b), which colours are within t of a and nearer a than b)
     dominant_color(lab_pixels)        -> DominantColor
     load_system(name)                 -> ColorSystem  ("basic", "iscc-nbs-l1/l2/l3", "css3")
@@ -39,6 +40,7 @@ from huebench.color.difference import (
     delta_e,
     delta_hue,
     srgb_delta_e,
+    three_differences,
     within_and_nearer,
 )
 from huebench.color.dominant import DominantColor, dominant_color
@@ -102,6 +104,7 @@ __all__ = [
     "srgb_to_lab",
     "srgb_to_linear",
     "surface_looks_glossy",
+    "three_differences",
     "within_and_nearer",
     "xyz_to_lab",
     "xyz_to_linear_rgb",

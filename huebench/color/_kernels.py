@@ -1351,6 +1351,45 @@ if AVAILABLE:
         half = _quantile(grey, 0.5)
         return _mean_saturation(lin, grey >= half)
 
+    @_exact_jit()
+    def _three_differences(labs, L, a, b, chroma_threshold, de, dc, dh):  # pragma: no cover - compiled
+        # difference.three_differences: ΔE00 through delta_e's serial kernel, Δchroma, and the hue
+        # difference in degrees (NaN where either chroma is below the threshold)
+        _ciede2000_ref_serial(labs.reshape(-1), L, a, b, de, 1.0, 1.0, 1.0, False)
+        h2 = np.degrees(np.arctan2(b, a))
+        c2 = np.hypot(a, b)
+        for i in range(labs.shape[0]):
+            a1, b1 = labs[i, 1], labs[i, 2]
+            dc[i] = np.hypot(a1 - a, b1 - b)
+            d = np.abs(np.degrees(np.arctan2(b1, a1)) - h2) % 360.0
+            d = min(d, 360.0 - d)
+            dh[i] = np.nan if np.hypot(a1, b1) < chroma_threshold or c2 < chroma_threshold else d
+
+    @_exact_jit()
+    def _unclipped_shading(px, table, clipped, factor):  # pragma: no cover - compiled
+        # reflectance.unclipped_shading: has_shading of the pixels without a channel at the
+        # ceiling, 1 or 0; -1 with fewer than 10 of them
+        n = px.shape[0]
+        keep = np.empty(n, dtype=np.bool_)
+        k = 0
+        for i in range(n):
+            keep[i] = px[i, 0] < clipped and px[i, 1] < clipped and px[i, 2] < clipped
+            k += keep[i]
+        if k < 10:
+            return -1
+        return 1 if _has_shading(_decode8(px[keep], table), factor) else 0
+
+    @_exact_jit()
+    def _chroma_quantile(rgb, lut, m, q):  # pragma: no cover - compiled
+        # the q-quantile of the C*ab of 8-bit pixels (flat), their Lab from srgb_to_lab's kernel
+        n = rgb.shape[0] // 3
+        lab = np.empty(3 * n)
+        _srgb8_to_lab_serial(rgb, lut, m, lab)
+        chroma = np.empty(n)
+        for i in range(n):
+            chroma[i] = np.hypot(lab[3 * i + 1], lab[3 * i + 2])
+        return _quantile(chroma, q)
+
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
     return np.ascontiguousarray(arr).reshape(-1)
@@ -1752,3 +1791,34 @@ def lit_unclipped(
 def lit_mean_saturation(lin: NDArray[np.float64]) -> float:
     """reflectance._mean_saturation of the brighter half (grey ≥ its median) of N×3 linear pixels."""
     return float(_lit_mean_saturation(np.ascontiguousarray(lin, dtype=np.float64)))
+
+
+def three_differences(
+    labs: NDArray[np.float64], lab: NDArray[np.float64], chroma_threshold: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """difference.three_differences of N×3 Lab colours against one."""
+    n = len(labs)
+    de, dc, dh = np.empty(n), np.empty(n), np.empty(n)
+    ref = lab.reshape(3)
+    _three_differences(
+        np.ascontiguousarray(labs, dtype=np.float64),
+        float(ref[0]),
+        float(ref[1]),
+        float(ref[2]),
+        float(chroma_threshold),
+        de,
+        dc,
+        dh,
+    )
+    return de, dc, dh
+
+
+def unclipped_shading(rgb8: NDArray[np.uint8], table: NDArray[np.float64], clipped: int, factor: float) -> bool | None:
+    """reflectance.unclipped_shading of N×3 8-bit pixels."""
+    found = _unclipped_shading(np.ascontiguousarray(rgb8, dtype=np.uint8), table, int(clipped), float(factor))
+    return None if found < 0 else bool(found)
+
+
+def chroma_quantile(rgb8: NDArray[np.uint8], lut: NDArray[np.float64], m: NDArray[np.float64], q: float) -> float:
+    """The ``q``-quantile of the chroma C*ab of N×3 8-bit pixels (srgb_to_lab's tables ``lut``, ``m``)."""
+    return float(_chroma_quantile(_flat(rgb8), lut, m, float(q)))

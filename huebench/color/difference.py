@@ -26,6 +26,7 @@ __all__ = [
     "delta_e",
     "delta_hue",
     "srgb_delta_e",
+    "three_differences",
     "within_and_nearer",
 ]
 
@@ -96,6 +97,23 @@ def _ciede2000(
     if kernel and _kernel_weights(kL, kC, kH):
         return _kernels.ciede2000(a, b, kL, kC, kH)
     return np.asarray(ciede2000_numpy(a, b, kL, kC, kH), dtype=np.float64)  # float64 in, float64 out
+
+
+def three_differences(
+    labs: ArrayLike, lab: ArrayLike, *, chroma_threshold: float = HUE_CHROMA_THRESHOLD
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``delta_e(labs, lab, compiled=True)``, ``delta_chroma(labs, lab)`` and
+    ``delta_hue(labs, lab, neutral=nan)`` of N×3 CIELAB colours against one (shape (3,)): the three
+    differences a colour is judged by, in one compiled call where numba is (the hue from the same
+    arctangent, to the last place where NumPy's is the C library's)."""
+    many, ref = _lab_pair(labs, lab)
+    if _kernels.AVAILABLE and many.ndim == 2 and ref.shape == (3,):
+        return _kernels.three_differences(many, ref, chroma_threshold)
+    return (
+        delta_e(many, ref, compiled=True),
+        delta_chroma(many, ref),
+        delta_hue(many, ref, chroma_threshold=chroma_threshold, neutral=np.nan),
+    )
 
 
 def within_and_nearer(lab: ArrayLike, a: ArrayLike, b: ArrayLike, threshold: float) -> tuple[float, NDArray[np.bool_]]:

@@ -85,6 +85,7 @@ __all__ = [
     "DichromaticFit",
     "albedo_saturation",
     "balance",
+    "chroma_quantile",
     "dichromatic_steps",
     "diffuse_line_reconstruction",
     "diffuse_reconstruction",
@@ -109,6 +110,7 @@ __all__ = [
     "surface_looks_glossy",
     "surround_radiance",
     "unclipped",
+    "unclipped_shading",
 ]
 
 #: Fresnel reflectance at normal incidence of the dielectrics most objects are made of, coated or
@@ -293,6 +295,17 @@ def edge_near_surroundings(
     return within_and_nearer(lab[b:], column_medians(lab[:a]), column_medians(lab[a:b]), max_delta_e)
 
 
+def chroma_quantile(rgb8: NDArray[np.uint8], q: float) -> float:
+    """The ``q``-quantile of the chroma C*ab of N×3 8-bit sRGB pixels (over :func:`fit_sample_of`),
+    in one compiled call where numba is."""
+    px = fit_sample_of(np.asarray(rgb8))
+    if _kernels.enabled(len(px)) and px.dtype == np.uint8 and px.ndim == 2 and px.shape[1] == 3:
+        lut, m = srgb8_lab_tables()
+        return _kernels.chroma_quantile(px, lut, m, q)
+    lab = srgb_to_lab(px)
+    return float(stats.quantile(np.hypot(lab[:, 1], lab[:, 2]), q))
+
+
 def grow_mask(mask: NDArray[np.bool_], pixels: int) -> NDArray[np.bool_]:
     """``scipy.ndimage.binary_dilation(mask, iterations=pixels)`` of a 2-D mask, ``pixels`` ≥ 1
     (the 4-neighbour cross, nothing beyond the border): the pixels within ``pixels`` steps of the
@@ -399,6 +412,17 @@ def _noise_directions(lin: NDArray[np.float64]) -> list[NDArray[np.float64]]:
         return [_cross(chroma / n, w)]
     e1 = np.array([1.0, -1.0, 0.0]) / np.sqrt(2.0)
     return [e1, _cross(w, e1)]
+
+
+def unclipped_shading(rgb8: NDArray[np.uint8]) -> bool | None:
+    """:func:`has_shading` of the N×3 8-bit pixels (over :func:`fit_sample_of`) without a channel
+    at the ceiling (:data:`CLIPPED`: a clipped channel stopped following the shading, and what it
+    does instead looks like noise to the test); None with fewer than 10 of them."""
+    px = fit_sample_of(np.asarray(rgb8))
+    if _kernels.enabled(len(px)) and px.dtype == np.uint8 and px.ndim == 2 and px.shape[1] == 3:
+        return _kernels.unclipped_shading(px, srgb8_table(), CLIPPED, SHADING_FACTOR)
+    below = unclipped(px)
+    return has_shading(srgb8_to_linear(below)) if len(below) >= 10 else None
 
 
 def has_shading(lin: NDArray[np.float64], factor: float = SHADING_FACTOR) -> bool:

@@ -58,9 +58,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from huebench._suggest import suggestion_text
 from huebench.color import (
-    delta_chroma,
     delta_e,
-    delta_hue,
     lab_to_xyz,
     linear_rgb_to_xyz,
     linear_to_srgb8,
@@ -68,6 +66,7 @@ from huebench.color import (
     parse,
     srgb8_to_linear,
     srgb_to_lab,
+    three_differences,
     xyz_to_lab,
     xyz_to_linear_rgb,
 )
@@ -88,12 +87,12 @@ from huebench.color.reflectance import (
     RIM_RATIO,
     VEIL_QUANTILE,
     balance,
+    chroma_quantile,
     dichromatic_steps,
     edge_near_surroundings,
     fit_sample_of,
     fit_veil,
     grow_mask,
-    has_shading,
     light_colour,
     main_color_pixels,
     mask_depth,
@@ -101,10 +100,9 @@ from huebench.color.reflectance import (
     remove_specular,
     specular_veil,
     surface_looks_glossy,
-    unclipped,
+    unclipped_shading,
 )
 from huebench.errors import HuebenchError, UnknownNameError
-from huebench.stats import quantile
 
 __all__ = [
     "CANDIDATE_RULES",
@@ -517,14 +515,11 @@ class ColorScorer:
         # pixels have just shown is not there
         px8 = self.specular_steps(px8, veil if refused is None else refused, glossy)
         window = self.lightness_window
-        if window is not None and len(px8) >= 10:
-            sample = fit_sample_of(px8)
-            # a channel at the 8-bit ceiling stopped following the shading, and what it does
-            # instead looks like noise to the test: the lit half of a bright surface under a warm
-            # light would make the surface "flat" and its shadows part of its colour
-            below = unclipped(sample)
-            if len(below) >= 10 and not has_shading(srgb8_to_linear(below)):
-                window = None  # a flat (noisy) surface is all lit: a window would only pick noise
+        # a flat (noisy) surface is all lit: a window would only pick noise. Clipped pixels are left
+        # out of the test: the lit half of a bright surface under a warm light would make the
+        # surface "flat" and its shadows part of its colour
+        if window is not None and len(px8) >= 10 and unclipped_shading(px8) is False:
+            window = None
         if self.dominant == "paper":
             dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
         else:
@@ -542,11 +537,7 @@ class ColorScorer:
             dom_lab[1:] *= (bound_p99 + limit) / float(np.hypot(dom_lab[1], dom_lab[2]))
             excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
         labs = np.array([np.asarray(c.lab, dtype=np.float64) for c in cands])
-        # compiled: mask_depth and the colour steps have loaded the kernels, and on four pairs NumPy's
-        # CIEDE2000 costs several times the kernel
-        de = delta_e(labs, dom_lab[None, :], compiled=True)
-        dc = delta_chroma(labs, dom_lab[None, :])
-        dh_raw = delta_hue(labs, dom_lab[None, :], neutral=np.nan)
+        de, dc, dh_raw = three_differences(labs, dom_lab)
         dh = np.where(np.isnan(dh_raw), 0.0, dh_raw)
         names = [c.name or c.hex for c in cands]
         if self.candidate_rule == "same":  # the candidate that passes most, then the nearest by ΔE00
@@ -709,11 +700,9 @@ def _chroma_p99(px8: NDArray[np.uint8], light: NDArray[np.float64] | None) -> fl
     """The 99th percentile of the pixels' chroma (C*ab, over :func:`fit_sample`); pixels judged
     white-balanced (``light``) are put back under the light first: the bound on invented colour is
     on what the image shows."""
-    sample = fit_sample_of(px8)
     if light is not None:
-        sample = linear_to_srgb8(srgb8_to_linear(sample) * light)
-    lab = srgb_to_lab(sample)
-    return quantile(np.hypot(lab[:, 1], lab[:, 2]), 0.99)
+        return chroma_quantile(linear_to_srgb8(srgb8_to_linear(fit_sample_of(px8)) * light), 0.99)
+    return chroma_quantile(px8, 0.99)
 
 
 def _per_channel(veil: Any) -> list[float] | None:
