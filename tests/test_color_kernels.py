@@ -819,3 +819,26 @@ def test_shading_and_chroma_quantile_kernels_are_the_numpy_steps(monkeypatch):
         assert shading is reflectance.unclipped_shading(px)
         assert chroma == pytest.approx(reflectance.chroma_quantile(px, 0.99), abs=1e-9)  # Lab: kernel vs NumPy
     assert compiled[-1][0] is None and {True, False} <= {s for s, _ in compiled}
+
+
+def test_rim_saturation_kernel_is_the_numpy_steps(monkeypatch):
+    # the Fresnel rim test runs as one kernel: the same ratio, bit for bit, or the same None
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(33)
+    cases = []
+    for _ in range(40):
+        h = w = int(rng.integers(12, 80))
+        yy, xx = np.mgrid[:h, :w]
+        r2 = ((yy - h / 2) ** 2 + (xx - w / 2) ** 2) / (h / 2.6) ** 2
+        obj = r2 < 1
+        albedo = rng.random(3) ** 2
+        rim = rng.uniform(0, 0.3) * np.clip(r2, 0, 1)[..., None] ** 4  # reflected surroundings at grazing angles
+        lin = np.where(obj[..., None], np.sqrt(np.clip(1 - r2, 0, 1))[..., None] * albedo + rim, 0.5)
+        img = color.linear_to_srgb8(np.clip(lin * rng.uniform(0.7, 1.5) + rng.normal(0, 0.003, lin.shape), 0, 1))
+        cases.append((img, obj, tuple(int(v) for v in rng.choice([(1, 3), (0, 2), (2, 6)]))))
+    compiled = [reflectance.rim_saturation(img, m, band=band) for img, m, band in cases]
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    assert compiled == [reflectance.rim_saturation(img, m, band=band) for img, m, band in cases]
+    found = [r for r in compiled if r is not None]
+    assert len(found) >= 20 and min(found) < 0.93 < max(found) and None in compiled

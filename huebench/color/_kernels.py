@@ -41,9 +41,23 @@ without numba (``HUEBENCH_NO_NUMBA=1``).
 The taxicab distance transform and the symmetric Gaussian blur (:func:`taxicab_depth`,
 :func:`gaussian_blur`) give SciPy's results bit for bit: they are compiled without any fast-math
 flag and add in SciPy's order. On a 48-px object SciPy's calls cost more in dispatch than in work.
-So are the element-wise steps of ``reflectance.main_color_pixels`` (chromaticity, histogram,
-distance to the main colour): fused loops with NumPy's operations in NumPy's order, the same values
-bit for bit; its quantiles and matrix product stay NumPy's.
+
+**The colour scorer's steps, one call each.** On a small object every NumPy call of the scorer
+costs more than its arithmetic, so its steps run as whole kernels: the in-mask blur, the gloss and
+shading tests, the dichromatic fit (floor, diffuse line), the main colour, the dominant colour's
+outlier step, the background peel's colour test, the light's pixels, the neutral-highlight gate,
+the rim test, the chroma bound and the candidates' three differences. They are compiled without
+fast-math and repeat the NumPy reference's operations in its order, so their values are its values
+bit for bit: sums as NumPy adds (:func:`_pairwise_sum`: pairwise, eight accumulators, halves
+rounded to multiples of 8; sums along the pixel axis of an N×3 array row by row), quantiles and
+medians as ``stats.quantile`` interpolates the same order statistics (any selection finds the
+same values). Three things are not NumPy's last bit, and the tests compare the decisions they
+feed instead: a dot product with a 3-vector is a loop where NumPy calls BLAS (whose rounding
+depends on the CPU), the hue angle is the C library's arctangent where NumPy may use its own SIMD
+one, and ΔE00 is this module's (as ``delta_e(..., compiled=True)``). Each kernel's NumPy
+reference stays in ``reflectance``, ``dominant`` and ``difference``: the path of machines without
+numba, of inputs under :data:`KERNEL_FROM` pixels, and of sampled inputs (more than
+``reflectance.FIT_PIXELS``).
 """
 
 from __future__ import annotations
@@ -1390,6 +1404,51 @@ if AVAILABLE:
             chroma[i] = np.hypot(lab[3 * i + 1], lab[3 * i + 2])
         return _quantile(chroma, q)
 
+    @_exact_jit()
+    def _rim_saturation(img, mask, depth, band0, band1, table, clipped):  # pragma: no cover - compiled
+        # reflectance.rim_saturation on flat arrays (raster order); NaN where it answers None
+        n = 0
+        deep_any = False
+        for i in range(mask.shape[0]):
+            if mask[i]:
+                n += 1
+                deep_any = deep_any or depth[i] > band1
+        if not deep_any:
+            return np.nan
+        lin = np.empty((n, 3))
+        d = np.empty(n, dtype=depth.dtype)
+        ceiling = np.empty(n, dtype=np.bool_)
+        grey = np.empty(n)
+        k = 0
+        for i in range(mask.shape[0]):
+            if mask[i]:
+                r, g, b = img[3 * i], img[3 * i + 1], img[3 * i + 2]
+                lin[k, 0], lin[k, 1], lin[k, 2] = table[r], table[g], table[b]
+                ceiling[k] = r >= clipped or g >= clipped or b >= clipped
+                d[k] = depth[i]
+                grey[k] = ((lin[k, 0] + lin[k, 1]) + lin[k, 2]) / 3
+                k += 1
+        dark = _quantile(grey, 0.25)
+        inner = np.empty(n)
+        rim = np.empty(n)
+        n_inner = n_rim = 0
+        for i in range(n):
+            if ceiling[i] or not grey[i] > dark:
+                continue
+            g = grey[i]
+            d0, d1, d2 = lin[i, 0] - g, lin[i, 1] - g, lin[i, 2] - g
+            sat = np.sqrt((d0 * d0 + d1 * d1) + d2 * d2) / (g if g > 1e-6 else 1e-6)
+            if d[i] > band1:
+                inner[n_inner] = sat
+                n_inner += 1
+            elif d[i] > band0:
+                rim[n_rim] = sat
+                n_rim += 1
+        if n_inner < 20 or n_rim < 10:
+            return np.nan
+        top = _quantile(inner[:n_inner], 0.9)
+        return _median(rim[:n_rim]) / top if top > 0 else np.nan
+
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
     return np.ascontiguousarray(arr).reshape(-1)
@@ -1822,3 +1881,18 @@ def unclipped_shading(rgb8: NDArray[np.uint8], table: NDArray[np.float64], clipp
 def chroma_quantile(rgb8: NDArray[np.uint8], lut: NDArray[np.float64], m: NDArray[np.float64], q: float) -> float:
     """The ``q``-quantile of the chroma C*ab of N×3 8-bit pixels (srgb_to_lab's tables ``lut``, ``m``)."""
     return float(_chroma_quantile(_flat(rgb8), lut, m, float(q)))
+
+
+def rim_saturation(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    depth: NDArray[np.int32],
+    band: tuple[int, int],
+    table: NDArray[np.float64],
+    clipped: int,
+) -> float | None:
+    """reflectance.rim_saturation of an (H, W, 3) 8-bit image, its mask and the mask's depth."""
+    out = float(
+        _rim_saturation(_flat(image), _flat(mask), _flat(depth), int(band[0]), int(band[1]), table, int(clipped))
+    )
+    return None if math.isnan(out) else out

@@ -564,7 +564,11 @@ def rim_saturation(
     """
 
     m = np.asarray(mask, dtype=bool)
-    d = masked(mask_depth(m) if depth is None else depth, m)  # the mask's pixels only
+    depth = mask_depth(m) if depth is None else depth
+    img = np.asarray(image)
+    if _kernels.enabled(m.size) and img.dtype == np.uint8 and img.shape == (*m.shape, 3):
+        return _kernels.rim_saturation(img, m, depth, band, srgb8_table(), CLIPPED)  # the steps below
+    d = masked(depth, m)  # the mask's pixels only
     e1, e3 = d > band[0], d > band[1]
     if not e3.any():
         return None
