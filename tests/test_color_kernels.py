@@ -722,8 +722,9 @@ def test_edge_near_surroundings_kernel_is_the_numpy_steps(monkeypatch):
 
 
 def test_dominant_colour_kernel_keeps_the_numpy_steps_values(monkeypatch):
-    # dominant_color's steps up to its PCA run as one kernel: the same colour, bit for bit, with
-    # and without a lightness window, with outliers beyond the cap on how many may go, and NaN rows
+    # dominant_color's steps up to its PCA run as one kernel (the same pixels kept, bit for bit),
+    # and its 2×2 PCA in closed form (LAPACK's values up to rounding): with and without a
+    # lightness window, with outliers beyond the cap on how many may go, and NaN rows
     rng = np.random.default_rng(29)
     cases = []
     for n in (_kernels.KERNEL_FROM, 200, 3000):
@@ -748,8 +749,8 @@ def test_dominant_colour_kernel_keeps_the_numpy_steps_values(monkeypatch):
     for lab, row in zip(cases, compiled, strict=True):
         for s, got in zip(settings, row, strict=True):
             want = color.dominant_color(lab, **s)
-            assert np.array_equal(got.lab, want.lab) and np.array_equal(got.axis, want.axis), s
-            assert (got.n_used, got.method, got.spread) == (want.n_used, want.method, want.spread)
+            assert np.allclose(got.lab, want.lab, rtol=0, atol=1e-11) and np.allclose(got.axis, want.axis, atol=1e-11)
+            assert (got.n_used, got.method) == (want.n_used, want.method) and got.spread == pytest.approx(want.spread)
     used = [d.n_used / d.n_pixels for row in compiled for d in row]
     assert min(used) < 0.5 and max(used) == 1.0
 
@@ -842,3 +843,22 @@ def test_rim_saturation_kernel_is_the_numpy_steps(monkeypatch):
     assert compiled == [reflectance.rim_saturation(img, m, band=band) for img, m, band in cases]
     found = [r for r in compiled if r is not None]
     assert len(found) >= 20 and min(found) < 0.93 < max(found) and None in compiled
+
+
+def test_principal_axis_is_lapacks_decomposition():
+    # the dominant colour's 2×2 PCA in closed form: LAPACK's eigenvalues and (up to sign) its
+    # eigenvector, on spread, round, degenerate and axis-aligned point sets
+    rng = np.random.default_rng(34)
+    sets = [rng.normal(0, 1, (n, 2)) * rng.uniform(0.01, 50, 2) + rng.uniform(-40, 40, 2) for n in (2, 5, 100, 2000)]
+    sets += [
+        rng.normal(0, 1, (200, 2)) @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) for t in (0.3, 2.0)
+    ]
+    sets += [np.tile([3.0, 4.0], (10, 1)), np.column_stack([rng.normal(0, 5, 50), np.zeros(50)]), np.zeros((4, 2))]
+    for ab in sets:
+        big, small, v = _kernels.principal_axis(ab)
+        evals, evecs = np.linalg.eigh(ab.T @ ab / len(ab))
+        scale = max(abs(evals[1]), 1e-300)
+        assert abs(big - evals[1]) <= 1e-12 * scale and abs(small - evals[0]) <= 1e-12 * scale
+        assert np.linalg.norm(v) == pytest.approx(1.0)
+        if evals[1] - evals[0] > 1e-9 * scale:  # a distinct direction: the same one, either sign
+            assert min(np.abs(v - evecs[:, 1]).max(), np.abs(v + evecs[:, 1]).max()) < 1e-9

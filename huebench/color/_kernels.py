@@ -1336,6 +1336,25 @@ if AVAILABLE:
         return px
 
     @_exact_jit()
+    def _lit_plane(img, where, table, clipped, evals, evecs):  # pragma: no cover - compiled
+        # reflectance.light_colour's plane: the pixels of _lit_unclipped, their 3×3 Gram matrix
+        # (sums in raster order) and its eigen-decomposition (LAPACK's, as np.linalg.eigh);
+        # returns how many pixels there were (under 30: evals and evecs not written)
+        lin = _lit_unclipped(img, where, table, clipped)
+        n = lin.shape[0]
+        if n < 30:
+            return n
+        gram = np.zeros((3, 3))
+        for i in range(n):
+            for j in range(3):
+                for k in range(3):
+                    gram[j, k] += lin[i, j] * lin[i, k]
+        w, v = np.linalg.eigh(gram)
+        evals[:] = w
+        evecs[:, :] = v
+        return n
+
+    @_exact_jit()
     def _lit_unclipped(img, where, table, clipped):  # pragma: no cover - compiled
         # the pixels of img (flat 8-bit RGB) where ``where`` holds with every channel above 0 and
         # below ``clipped``, linear (reflectance.light_colour's pixels)
@@ -1448,6 +1467,34 @@ if AVAILABLE:
             return np.nan
         top = _quantile(inner[:n_inner], 0.9)
         return _median(rim[:n_rim]) / top if top > 0 else np.nan
+
+    @_exact_jit()
+    def _principal_axis(ab, out):  # pragma: no cover - compiled
+        # the eigen-decomposition of the second moments about the origin of N×2 points (N ≥ 2):
+        # out = (larger eigenvalue, smaller eigenvalue, its unit eigenvector's two components), in
+        # closed form (a 2×2 symmetric matrix), the moments summed as BLAS's a.T @ a would be to
+        # the last place or so
+        n = ab.shape[0]
+        p = q = r = 0.0
+        for i in range(n):
+            a, b = ab[i, 0], ab[i, 1]
+            p += a * a
+            q += a * b
+            r += b * b
+        p, q, r = p / n, q / n, r / n
+        half = 0.5 * (p - r)
+        disc = np.hypot(half, q)
+        mean = 0.5 * (p + r)
+        big = mean + disc
+        small = mean - disc
+        if q == 0.0:
+            v0, v1 = (1.0, 0.0) if p >= r else (0.0, 1.0)
+        elif half >= 0:  # the better-conditioned of the two equivalent forms
+            v0, v1 = half + disc, q
+        else:
+            v0, v1 = q, disc - half
+        length = np.hypot(v0, v1)
+        out[0], out[1], out[2], out[3] = big, small, v0 / length, v1 / length
 
 
 def _flat(arr: NDArray[np.generic]) -> NDArray[np.generic]:
@@ -1839,14 +1886,6 @@ def dominant_pixels(
     return kept, means
 
 
-def lit_unclipped(
-    image: NDArray[np.uint8], where: NDArray[np.bool_], table: NDArray[np.float64], clipped: int
-) -> NDArray[np.float64]:
-    """The linear pixels of an (H, W, 3) 8-bit image under a mask with no channel at 0 or at the
-    ceiling ``clipped`` (raster order)."""
-    return np.asarray(_lit_unclipped(_flat(image), _flat(where), table, int(clipped)))
-
-
 def lit_mean_saturation(lin: NDArray[np.float64]) -> float:
     """reflectance._mean_saturation of the brighter half (grey ≥ its median) of N×3 linear pixels."""
     return float(_lit_mean_saturation(np.ascontiguousarray(lin, dtype=np.float64)))
@@ -1896,3 +1935,21 @@ def rim_saturation(
         _rim_saturation(_flat(image), _flat(mask), _flat(depth), int(band[0]), int(band[1]), table, int(clipped))
     )
     return None if math.isnan(out) else out
+
+
+def principal_axis(ab: NDArray[np.float64]) -> tuple[float, float, NDArray[np.float64]]:
+    """The larger and smaller eigenvalues of the second moments (about the origin) of N×2 points,
+    and the larger one's unit eigenvector (sign arbitrary)."""
+    out = np.empty(4)
+    _principal_axis(np.ascontiguousarray(ab, dtype=np.float64), out)
+    return float(out[0]), float(out[1]), out[2:].copy()
+
+
+def lit_plane(
+    image: NDArray[np.uint8], where: NDArray[np.bool_], table: NDArray[np.float64], clipped: int
+) -> tuple[int, NDArray[np.float64], NDArray[np.float64]]:
+    """reflectance.light_colour's plane in one call: how many unclipped pixels lie under the mask,
+    and (from 30) the eigenvalues (ascending) and eigenvectors (columns) of their Gram matrix."""
+    evals, evecs = np.empty(3), np.empty((3, 3))
+    n = int(_lit_plane(_flat(image), _flat(where), table, int(clipped), evals, evecs))
+    return n, evals, evecs

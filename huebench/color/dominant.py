@@ -133,7 +133,11 @@ def _principal(
     """The dominant colour of the pixels kept (N×3 Lab, their mean L* and a*b* given): the first
     principal axis of a*b* about the neutral point when the chroma spreads along one, else the mean."""
     ab = pixels[:, 1:]
-    if len(ab) >= 2:
+    if len(ab) >= 2 and _kernels.enabled(len(ab)):
+        # the 2×2 decomposition below in closed form (the same values up to rounding)
+        big, small, v1 = _kernels.principal_axis(ab)
+        lam2, lam1 = max(small, 0.0), max(big, 0.0)
+    elif len(ab) >= 2:
         moments = ab.T @ ab / len(ab)  # about the neutral axis, not the mean (see the module doc)
         evals, evecs = np.linalg.eigh(moments)  # ascending
         lam2, lam1 = max(float(evals[0]), 0.0), max(float(evals[1]), 0.0)

@@ -631,16 +631,18 @@ def light_colour(
     n = int(np.count_nonzero(where))
     # a channel at 0 is clipped as surely as one at 255: pixels that have one lie in a coordinate
     # plane of RGB whatever the light, and would pose as a dichromatic plane
+    # the singular values and the plane's normal from the 3×3 Gram matrix: the same values (up to
+    # rounding) as the N×3 SVD, at a fraction of its cost
     if _kernels.enabled(n) and n <= FIT_PIXELS and img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3:
-        lin = _kernels.lit_unclipped(img, where, srgb8_table(), CLIPPED)  # the steps below, one call
+        found, evals, evecs = _kernels.lit_plane(img, where, srgb8_table(), CLIPPED)  # the steps below
+        if found < 30:
+            return None
     else:
         px = unclipped(img.reshape(-1, 3)[fit_sample_of(np.flatnonzero(where))])
         lin = srgb8_to_linear(px[row_all(px > 0)])
-    if len(lin) < 30:
-        return None
-    # the singular values and the plane's normal from the 3×3 Gram matrix: the same values (up to
-    # rounding) as the N×3 SVD, at a fraction of its cost
-    evals, evecs = np.linalg.eigh(lin.T @ lin)  # ascending
+        if len(lin) < 30:
+            return None
+        evals, evecs = np.linalg.eigh(lin.T @ lin)  # ascending
     s = np.sqrt(np.maximum(evals[::-1], 0.0))
     normal = evecs[:, 0]
     if not (s[1] >= planarity * s[2] and s[1] >= LIGHT_PLANE_FILL * s[0]):
