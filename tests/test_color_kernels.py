@@ -541,11 +541,16 @@ def test_kernel_quantiles_are_stats_quantiles_bit_for_bit():
     from huebench import stats
 
     rng = np.random.default_rng(22)
-    for n in (1, 2, 3, 10, 64, 513, 4000):
-        for x in (rng.random(n), rng.integers(0, 5, n).astype(np.float64)):  # with ties
+    for n in (1, 2, 3, 10, 16, 17, 64, 513, 4000, 20_000):
+        ramp = np.arange(n, dtype=np.float64)
+        organ = np.concatenate([ramp[: n // 2], ramp[n // 2 :][::-1]])
+        shapes = (rng.random(n), rng.integers(0, 5, n).astype(np.float64), ramp, ramp[::-1].copy(), organ, np.ones(n))
+        for x in shapes:  # random, ties, sorted both ways, organ pipe, all equal: the selection's hard cases
+            before = x.copy()
             assert _kernels._median(x) == stats.median(x) == np.median(x)
             for q in (0.0, 0.1, 0.25, 0.5, 0.9, 0.99, 1.0):
                 assert _kernels._quantile(x, q) == stats.quantile(x, q), (n, q)
+            assert np.array_equal(x, before)  # the input is left as it was
 
 
 def _glossy_surfaces(rng):
