@@ -740,9 +740,9 @@ if AVAILABLE:
     @_exact_jit()
     def _select(a, k):  # pragma: no cover - compiled
         # the k-th smallest value of a, rearranging a in place so that a[:k] <= a[k] <= a[k+1:]:
-        # quickselect (median-of-three pivot, Hoare partition, insertion sort below 16 values),
-        # ~1.5-2x numba's np.partition on the scorer's few thousand values. After 64 rounds the
-        # rest is sorted, so no input makes it quadratic
+        # quickselect (median-of-three pivot, Hoare partition, the last 16 values sorted), faster
+        # than numba's np.partition on the scorer's sizes (docs/performance.md). After 64 rounds
+        # the rest is sorted, so no input makes it quadratic
         lo, hi = 0, a.shape[0] - 1
         rounds = 0
         while hi > lo:
@@ -1513,8 +1513,8 @@ if AVAILABLE:
     def _principal_axis(ab, out):  # pragma: no cover - compiled
         # the eigen-decomposition of the second moments about the origin of N×2 points (N ≥ 2):
         # out = (larger eigenvalue, smaller eigenvalue, its unit eigenvector's two components), in
-        # closed form (a 2×2 symmetric matrix), the moments summed as BLAS's a.T @ a would be to
-        # the last place or so
+        # closed form (a 2×2 symmetric matrix); the moments are summed in a loop (BLAS's a.T @ a
+        # may differ in the last place), so the values are LAPACK's up to rounding
         n = ab.shape[0]
         p = q = r = 0.0
         for i in range(n):
