@@ -867,3 +867,34 @@ def test_principal_axis_is_lapacks_decomposition():
         assert np.linalg.norm(v) == pytest.approx(1.0)
         if evals[1] - evals[0] > 1e-9 * scale:  # a distinct direction: the same one, either sign
             assert min(np.abs(v - evecs[:, 1]).max(), np.abs(v + evecs[:, 1]).max()) < 1e-9
+
+
+def test_kernels_answer_odd_arguments_as_the_numpy_steps(monkeypatch):
+    # arguments the scorer never passes still get the reference's answer, not a kernel's crash:
+    # an empty selection, a negative outlier cap, a lightness window that holds no pixel,
+    # quantiles outside [0, 1], arrays of mismatched shapes
+    from huebench.color import reflectance
+
+    assert np.isnan(_kernels._median(np.empty(0))) and np.isnan(_kernels._quantile(np.empty(0), 0.5))
+    rng = np.random.default_rng(35)
+    lab = np.column_stack([rng.uniform(20, 90, 100), rng.normal(10, 5, (100, 2))])
+    got = color.dominant_color(lab, max_outlier_fraction=-0.5)  # NumPy's slice keeps every row
+    assert got.n_used == 100
+    with pytest.warns(RuntimeWarning):  # the mean of no pixels, as the NumPy steps give it
+        empty_window = color.dominant_color(lab, lightness_window=(0.95, 0.6))
+    assert empty_window.n_used == 0 and np.isnan(empty_window.lab[0])
+    px = rng.integers(0, 256, (300, 3), dtype=np.uint8)
+    for call in (
+        lambda: reflectance.chroma_quantile(px, 1.5),
+        lambda: reflectance.main_color_pixels(px, keep=1.2),
+        lambda: reflectance.albedo_saturation(next(iter(_glossy_surfaces(rng))), quantile=-0.1, min_saturation=0.0),
+    ):
+        with pytest.raises(ValueError):
+            call()
+    img = rng.integers(0, 256, (40, 40, 3), dtype=np.uint8)
+    mask = np.zeros((40, 40), bool)
+    mask[8:32, 8:32] = True
+    with pytest.raises(IndexError):
+        reflectance.rim_saturation(img, mask, depth=np.zeros((10, 10), np.int32))
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    assert color.dominant_color(lab, max_outlier_fraction=-0.5).n_used == 100

@@ -742,12 +742,13 @@ if AVAILABLE:
         # the k-th smallest value of a, rearranging a in place so that a[:k] <= a[k] <= a[k+1:]:
         # quickselect (median-of-three pivot, Hoare partition, the last 16 values sorted), faster
         # than numba's np.partition on the scorer's sizes (docs/performance.md). After 64 rounds
-        # the rest is sorted, so no input makes it quadratic
+        # the rest is merge-sorted, so no input makes it quadratic
         lo, hi = 0, a.shape[0] - 1
         rounds = 0
         while hi > lo:
             if hi - lo < 16 or rounds >= 64:
-                a[lo : hi + 1] = np.sort(a[lo : hi + 1])
+                rest = a[lo : hi + 1].copy()
+                a[lo : hi + 1] = rest[np.argsort(rest, kind="mergesort")]
                 return a[k]
             rounds += 1
             mid = (lo + hi) >> 1
@@ -781,6 +782,8 @@ if AVAILABLE:
         # stats.quantile(x, q) of a 1-D array without NaN: its two order statistics from one
         # selection (any selection finds the same values), then NumPy's interpolation
         n = x.shape[0]
+        if n == 0:
+            return np.nan
         virtual = (n - 1) * q
         if virtual >= n - 1:
             return np.max(x)
@@ -795,6 +798,8 @@ if AVAILABLE:
     @_exact_jit()
     def _median(x):  # pragma: no cover - compiled
         n = x.shape[0]
+        if n == 0:
+            return np.nan  # stats.median's answer
         k = n // 2
         part = x.copy()
         upper = _select(part, k)
@@ -1333,6 +1338,7 @@ if AVAILABLE:
             finite[i] = np.isfinite(pixels[i, 0]) and np.isfinite(pixels[i, 1]) and np.isfinite(pixels[i, 2])
         px = pixels[finite]
         n = px.shape[0]
+        means[3] = n
         if n == 0:
             return px
         if lo_q >= 0 and n >= 10:
@@ -1343,6 +1349,8 @@ if AVAILABLE:
                 inside[i] = light[i] >= lo and light[i] <= hi
             px = px[inside]
             n = px.shape[0]
+            if n == 0:  # a window that holds no pixel: the caller takes the NumPy steps
+                return px
         if n >= 3:
             centre = np.empty(2)
             _column_medians(px[:, 1:], centre)
@@ -1363,7 +1371,7 @@ if AVAILABLE:
             if dropped > max_drop:
                 keep[:] = False
                 order = np.argsort(dist, kind="mergesort")
-                for i in range(n - max_drop):
+                for i in range(min(n - max_drop, n)):  # a negative cap keeps every row, as the slice does
                     keep[order[i]] = True
             px = px[keep]
             n = px.shape[0]
@@ -1911,9 +1919,9 @@ def dominant_pixels(
     min_outlier_radius: float,
     max_outlier_fraction: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """dominant.dominant_color's pixels before its PCA (N×3 Lab in, the rows it keeps out) and
-    their mean (L*, a*, b*)."""
-    means = np.empty(3)
+    """dominant.dominant_color's pixels before its PCA (N×3 Lab in, the rows it keeps out), their
+    mean (L*, a*, b*) and how many rows were finite (a fourth value)."""
+    means = np.empty(4)
     lo, hi = (-1.0, -1.0) if window is None else (float(window[0]), float(window[1]))
     kept = _dominant_pixels(
         np.ascontiguousarray(pixels, dtype=np.float64),

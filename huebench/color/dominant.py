@@ -95,9 +95,11 @@ def dominant_color(
             min_outlier_radius=min_outlier_radius,
             max_outlier_fraction=max_outlier_fraction,
         )
-        if len(pixels) == 0:
+        if len(pixels):
+            return _principal(pixels, float(means[0]), means[1:3], n_pixels, min_spread, isotropy_ratio)
+        if means[3] == 0:
             raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")
-        return _principal(pixels, float(means[0]), means[1:], n_pixels, min_spread, isotropy_ratio)
+        pixels = np.asarray(lab_pixels, dtype=np.float64).reshape(-1, 3)  # an empty window: the steps below
     pixels = pixels[row_all(np.isfinite(pixels))]
     if len(pixels) == 0:
         raise ValueError(f"no finite pixels to take a dominant colour of ({n_pixels} given): is the mask empty?")

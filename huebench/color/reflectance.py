@@ -285,6 +285,7 @@ def edge_near_surroundings(
         and img.dtype == np.uint8
         and img.ndim == 3
         and img.shape[2] == 3
+        and all(np.shape(x) == img.shape[:2] for x in (ring, deep, edge))
     ):
         lut, m = srgb8_lab_tables()
         return _kernels.edge_near_surroundings(img, ring, deep, edge, n_edge, lut, m, max_delta_e)
@@ -299,7 +300,7 @@ def chroma_quantile(rgb8: NDArray[np.uint8], q: float) -> float:
     """The ``q``-quantile of the chroma C*ab of N×3 8-bit sRGB pixels (over :func:`fit_sample_of`),
     in one compiled call where numba is."""
     px = fit_sample_of(np.asarray(rgb8))
-    if _kernels.enabled(len(px)) and px.dtype == np.uint8 and px.ndim == 2 and px.shape[1] == 3:
+    if _kernels.enabled(len(px)) and px.dtype == np.uint8 and px.ndim == 2 and px.shape[1] == 3 and 0.0 <= q <= 1.0:
         lut, m = srgb8_lab_tables()
         return _kernels.chroma_quantile(px, lut, m, q)
     lab = srgb_to_lab(px)
@@ -566,7 +567,7 @@ def rim_saturation(
     m = np.asarray(mask, dtype=bool)
     depth = mask_depth(m) if depth is None else depth
     img = np.asarray(image)
-    if _kernels.enabled(m.size) and img.dtype == np.uint8 and img.shape == (*m.shape, 3):
+    if _kernels.enabled(m.size) and img.dtype == np.uint8 and img.shape == (*m.shape, 3) and depth.shape == m.shape:
         return _kernels.rim_saturation(img, m, depth, band, srgb8_table(), CLIPPED)  # the steps below
     d = masked(depth, m)  # the mask's pixels only
     e1, e3 = d > band[0], d > band[1]
@@ -910,7 +911,7 @@ def _without_floor(
 
 def _saturation_from_fit(fit: DichromaticFit, quantile: float) -> float | None:
     grey, norm_fit, use = fit.grey, fit.perp, fit.use
-    if _kernels.enabled(len(grey)):  # the steps below in one kernel, the same value
+    if _kernels.enabled(len(grey)) and 0.0 <= quantile <= 1.0:  # the steps below in one kernel, the same value
         return _kernels.fit_saturation(grey, norm_fit, use, quantile)
     sat = norm_fit / np.maximum(grey, 1e-6)
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
@@ -1010,6 +1011,7 @@ def dichromatic_steps(
         and px.dtype == np.uint8
         and px.ndim == 2
         and px.shape[1] == 3
+        and 0.0 <= quantile <= 1.0
     ):
         return _kernels.dichromatic_steps(
             px,
@@ -1126,7 +1128,14 @@ def main_color_pixels(
     past it, where the complementary hue lies. Pixels of a print, a second colour or a coloured
     reflection are left out. With fewer than 20 pixels to go on, every pixel is kept."""
     rgb8 = np.asarray(rgb8)
-    if rgb8.dtype == np.uint8 and rgb8.ndim == 2 and rgb8.shape[1] == 3 and _kernels.enabled(len(rgb8)):
+    quantiles_ok = 0.0 <= keep <= 1.0 and 0.0 <= from_quantile <= 1.0  # else NumPy's error below
+    if (
+        rgb8.dtype == np.uint8
+        and rgb8.ndim == 2
+        and rgb8.shape[1] == 3
+        and _kernels.enabled(len(rgb8))
+        and quantiles_ok
+    ):
         # every step below in one kernel (its 3-vector products as loops: NumPy's go to BLAS)
         return _kernels.main_color(rgb8, srgb8_table(), keep, from_quantile, _gaussian_weights(1.0))
     lin = srgb8_to_linear(rgb8)
