@@ -538,10 +538,10 @@ def surface_looks_glossy(
     """
     m = np.asarray(mask, dtype=bool)
     inner = ((mask_depth(m) if depth is None else depth) > interior) if interior > 0 else m
-    if inner.sum() < 20:
+    n = int(np.count_nonzero(inner))
+    if n < 20:
         return False
     # the test reads a fixed sample of the pixels (fit_sample): only those are smoothed
-    n = int(inner.sum())
     if smooth > 0:
         px = smooth_within(np.asarray(image), inner, smooth, sample=None if n <= FIT_PIXELS else fit_sample(n))
     else:
