@@ -429,32 +429,41 @@ def test_main_colour_kernels_take_only_pixel_lists(monkeypatch):
 
 
 def test_main_colour_kernel_steps_are_numpys_arrays_bit_for_bit():
-    # each fused step against the NumPy expression it replaces, value for value (the pixels kept
-    # can hide a last-bit difference)
+    # each compiled step of _main_color against the NumPy expression it replaces, value for value
+    # (the pixels kept can hide a last-bit difference); the steps take flat C-ordered arrays
     from huebench.color._rows import row_norm, row_sum
+
+    def flat(a):
+        return np.ascontiguousarray(a).reshape(-1)
 
     rng = np.random.default_rng(9)
     for px in _surfaces(rng):
         lin = cv.srgb8_table()[px]
-        total, chrom = _kernels.chromaticity(px, cv.srgb8_table())
+        total, chrom = np.empty(len(px)), np.empty((len(px), 3))
+        _kernels._chromaticity(flat(px), cv.srgb8_table(), total, chrom.reshape(-1))
         assert np.array_equal(total, row_sum(lin))
         assert np.array_equal(chrom, lin / np.maximum(row_sum(lin), 1e-6)[:, None])
         bright = total >= np.median(total)
-        x, y, t = _kernels.select_xy(chrom, total, bright)
+        x, y, t = (np.empty(int(bright.sum())) for _ in range(3))
+        _kernels._select_xy(flat(chrom), total, bright, x, y, t)
         assert np.array_equal(x, chrom[bright, 0]) and np.array_equal(y, chrom[bright, 1])
         assert np.array_equal(t, total[bright])
         point = np.array([chrom[0, 0], chrom[0, 1], 1.0 - chrom[0, 0] - chrom[0, 1]]) + rng.normal(0, 0.01, 3)
-        off = _kernels.offsets(chrom, point)
+        off = np.empty_like(chrom)
+        _kernels._offsets(chrom.reshape(-1), *point, off.reshape(-1))
         assert np.array_equal(off, chrom - point)
-        assert np.array_equal(_kernels.offsets(np.asfortranarray(chrom), point), off)  # any memory order
-        assert np.array_equal(_kernels.norm3(off), row_norm(off))
+        dist = np.empty(len(off))
+        _kernels._norm3(off.reshape(-1), dist)
+        assert np.array_equal(dist, row_norm(off))
         axis = rng.normal(size=3)
         axis /= np.linalg.norm(axis)
         along, reach = off @ axis, float(rng.uniform(0.0, 0.5))
         expected = np.hypot(row_norm(off - along[:, None] * axis), np.clip(-along - reach, 0.0, None))
-        assert np.array_equal(_kernels.hue_distance(off, along, axis, reach), expected)
+        _kernels._hue_distance(off.reshape(-1), along, *axis, reach, dist)
+        assert np.array_equal(dist, expected)
         radius, typical = float(np.median(expected)), float(np.median(total))
-        kept, count = _kernels.within_radius(expected, total, typical, radius)
+        kept = np.empty(len(dist), dtype=bool)
+        count = _kernels._within_radius(expected, total, typical, radius, kept)
         assert np.array_equal(kept, expected <= radius * np.maximum(typical / np.maximum(total, 1e-6), 1.0))
         assert count == kept.sum()
         # the grid over the central part: points fall outside it on every side
@@ -462,12 +471,15 @@ def test_main_colour_kernel_steps_are_numpys_arrays_bit_for_bit():
         width = (np.array([np.quantile(x, 0.9), np.quantile(y, 0.9)]) - lo + 1e-9) / 20
         cells = np.floor((np.stack([x, y], axis=1) - lo) / width).astype(np.int64)
         inside = ((cells >= 0) & (cells < 20)).all(axis=1)
-        expected_counts = np.bincount(cells[inside, 0] * 20 + cells[inside, 1], minlength=400).reshape(20, 20)
-        assert np.array_equal(_kernels.histogram(x, y, lo, width, 20), expected_counts)
+        expected_counts = np.bincount(cells[inside, 0] * 20 + cells[inside, 1], minlength=400)
+        counts = np.zeros(400, dtype=np.int64)
+        _kernels._histogram(x, y, *lo, *width, 20, counts)
+        assert np.array_equal(counts, expected_counts)
         centre = np.array([np.median(x), np.median(y)])
         close = (np.abs(x - centre[0]) <= width[0] * 3) & (np.abs(y - centre[1]) <= width[1] * 3)
-        near_x, near_y = _kernels.near(x, y, centre, width * 3)
-        assert np.array_equal(near_x, x[close]) and np.array_equal(near_y, y[close])
+        near_x, near_y = np.empty(len(x)), np.empty(len(y))
+        k = _kernels._near(x, y, *centre, *(width * 3), near_x, near_y)
+        assert np.array_equal(near_x[:k], x[close]) and np.array_equal(near_y[:k], y[close])
 
 
 def test_delta_e_compiled_takes_the_kernel_for_a_handful_of_pairs(monkeypatch):
@@ -551,6 +563,62 @@ def test_kernel_quantiles_are_stats_quantiles_bit_for_bit():
             for q in (0.0, 0.1, 0.25, 0.5, 0.9, 0.99, 1.0):
                 assert _kernels._quantile(x, q) == stats.quantile(x, q), (n, q)
             assert np.array_equal(x, before)  # the input is left as it was
+
+
+def _select_killer(n: int, k: int) -> tuple[np.ndarray, int]:
+    """An order that makes _select's quickselect pick a bad pivot round after round: McIlroy's
+    adversary ("A killer adversary for quicksort", 1999) answers the comparisons of a Python model
+    of the selection (same pivot, same partition), fixing values only when it must. Returns the
+    values and the number of partition rounds the model ran before its 64-round limit."""
+    gas = n  # a value not fixed yet: above every fixed one
+    value = [gas] * n
+    fixed, candidate = 0, -1
+
+    def less(x: int, y: int) -> bool:
+        nonlocal fixed, candidate
+        if value[x] == gas and value[y] == gas:
+            value[x if x == candidate else y] = fixed
+            fixed += 1
+        if value[x] == gas:
+            candidate = x
+        elif value[y] == gas:
+            candidate = y
+        return value[x] < value[y]
+
+    a, lo, hi, rounds = list(range(n)), 0, n - 1, 0
+    while hi - lo >= 16 and rounds < 64:
+        rounds += 1
+        mid = (lo + hi) >> 1
+        for p, q in ((mid, lo), (hi, lo), (hi, mid)):
+            if less(a[p], a[q]):
+                a[p], a[q] = a[q], a[p]
+        pivot, i, j = a[mid], lo, hi
+        while i <= j:
+            while less(a[i], pivot):
+                i += 1
+            while less(pivot, a[j]):
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i, j = i + 1, j - 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+    return np.array(value, dtype=np.float64), rounds
+
+
+def test_selection_survives_an_adversarial_order():
+    # the killer order runs the quickselect into its 64-round limit, where the rest is merge-sorted
+    n = 2000
+    x, rounds = _select_killer(n, n // 2)
+    assert rounds == 64
+    part = x.copy()
+    assert _kernels._select(part, n // 2) == np.partition(x, n // 2)[n // 2]
+    assert (part[: n // 2] <= part[n // 2]).all() and (part[n // 2 + 1 :] >= part[n // 2]).all()
+    assert _kernels._median(x) == np.median(x)
 
 
 def _glossy_surfaces(rng):
