@@ -61,6 +61,19 @@ def test_colour_steps_change_the_truth_and_pixel_steps_keep_it():
         fam.process(base, ("sepia",), 0)
 
 
+def test_a_processed_sample_is_its_chain_run_on_its_unprocessed_image():
+    analytic = [s for s in fam.family_samples("processed", L2[:2]) if s["base"] == "analytic"]
+    assert {s["step"] for s in analytic} >= {"jpeg50", "gamma1.2"}  # a pixel step and a colour step
+    for inputs in analytic:
+        made = fam.make_image(inputs, size=32, seed=3)
+        base = fam.unprocessed_image(inputs, size=32, seed=3)
+        assert base.truth == tuple(inputs["rgb"])  # the albedo, before any colour step
+        again = fam.process(base, fam.PROCESSING[inputs["step"]], fam._sample_seed(inputs, 3))
+        assert np.array_equal(again.image, made.image) and again.truth == made.truth
+    with pytest.raises(HuebenchError, match="only processed samples have an unprocessed image, not 'analytic'"):
+        fam.unprocessed_image(fam.family_samples("analytic", L2[:1])[0])
+
+
 def test_grey_world_balances_a_coloured_light():
     s = next(x for x in fam.family_samples("illuminant", L2) if x["light"] == "A" and x["color"] == "Gray")
     raw = fam.make_image({**s, "white_balance": False}, size=48)
@@ -222,6 +235,42 @@ def test_diagnostic_reports_both_scorers_per_family(tmp_path):
     assert "Accuracy by image family, both scorers" in html and "Accuracy by family, material and step" in html
     with pytest.raises(HuebenchError, match="unknown image family 'photo'"):
         _diagnose(tmp_path / "e", family="photo")
+
+
+def test_the_diagnostic_measures_what_each_processing_step_costs(tmp_path, cli):
+    """Every processed image is scored beside the image its chain ran on (the same object, its
+    truth the albedo): per step, both accuracies and the failures the step caused or mended, in the
+    metrics, the report and the summary."""
+    res = _diagnose(tmp_path / "d", family="processed", limit=32)
+    recs = res.records
+    assert len(recs) == 32 and all(set(r["unprocessed"]) == {"pass", "reason"} for r in recs)
+    steps = res.metrics["processing"]
+    assert set(steps) == set(fam.PROCESSING) | {"all"}  # two colours, every chain
+    for step, v in steps.items():
+        of = recs if step == "all" else [r for r in recs if r["step"] == step]
+        before, after = [r["unprocessed"]["pass"] for r in of], [r["exact"]["pass"] for r in of]
+        assert v["unprocessed"]["n"] == v["processed"]["n"] == len(of)
+        assert v["unprocessed"]["value"] == pytest.approx(100 * np.mean(before))
+        assert v["processed"]["value"] == pytest.approx(100 * np.mean(after))
+        assert v["caused"] == sum(b and not a for b, a in zip(before, after, strict=True))
+        assert v["mended"] == sum(a and not b for b, a in zip(before, after, strict=True))
+    assert steps["all"]["processed"] == res.metrics["by_family"]["processed"]["huebench"]["exact_mask"]
+    # the record's unprocessed score is the scorer's on the unprocessed image, against the albedo
+    r = next(r for r in recs if r.get("base") == "analytic" and r["step"] == "jpeg50")
+    base = fam.unprocessed_image(
+        {k: r[k] for k in ("family", "color", "rgb", "base", "object", "setup", "material", "step")}, size=48, spp=16
+    )
+    scored = ColorScorer("iscc-nbs-l2").score_image(base.image, r["color"], mask=base.mask)[0]
+    assert (scored.passed, scored.reason) == (r["unprocessed"]["pass"], r["unprocessed"]["reason"])
+    assert "What each processing step costs" in (tmp_path / "d" / "report.html").read_text()
+    code, out, _ = cli(
+        "gencolor", "diagnose", "--quick", "--family", "processed", "--limit", "32", "--out", tmp_path / "c"
+    )
+    every = steps["all"]
+    assert code in (0, 1) and f"the steps caused {every['caused']} failures and mended {every['mended']}" in " ".join(
+        out.split()
+    )
+    assert "processing" not in _diagnose(tmp_path / "e", family="analytic", limit=4).metrics
 
 
 def test_the_held_out_recolored_family_paints_real_photographs():

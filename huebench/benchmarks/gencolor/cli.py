@@ -217,6 +217,16 @@ def diagnose(
             f"  {fam:<11} {split['clipped']['n']} images whose truth was clipped before a later colour transform "
             f"(docs/gencolor.md): exact {ci(split['clipped'])}; the other {split['rest']['n']}: {ci(split['rest'])}"
         )
+    if "processing" in m:
+        steps = m["processing"]
+        every = steps["all"]
+        costly = sorted((k for k in steps if k != "all"), key=lambda k: -steps[k]["caused"])[:3]
+        console.print(
+            f"  processing: the unprocessed images pass {ci(every['unprocessed'])}, processed {ci(every['processed'])}; "
+            f"the steps caused {every['caused']} failures and mended {every['mended']} (most: "
+            + ", ".join(f"{k} {steps[k]['caused']}" for k in costly)
+            + ")"
+        )
     worst = m["worst_family"]
     console.print(
         f"{m['system']}, {m['scorer']} scorer: accuracy {ci(m['accuracy_exact_mask'])} with exact masks, {m['accuracy_offline_mask']['value']:.2f} % with offline "

@@ -83,6 +83,7 @@ class _ScoreKnown:
     scorers: dict[str, ScorerSpec]
     primary: str
     seed: int
+    unprocessed_target: str | None = None  # the target of known.unprocessed (processed samples)
 
     def __call__(self) -> dict[str, Any]:
         from huebench.benchmarks.gencolor.scoring import segment_offline
@@ -99,6 +100,12 @@ class _ScoreKnown:
             far, _ = scorer.score_image(img, far_name, mask=mask)
             scored[n] = (exact, offline, far)
         exact, offline, far = scored[self.primary]
+        before = None
+        if self.known.unprocessed is not None and self.unprocessed_target is not None:
+            base = self.known.unprocessed
+            before, _ = (
+                self.scorers[self.primary].build().score_image(base.image, self.unprocessed_target, mask=base.mask)
+            )
         other = {
             n: {"exact": e.passed, "offline": o.passed, "far_accepted": f.passed, "dominant_lab": e.dominant_lab}
             for n, (e, o, f) in scored.items()
@@ -122,9 +129,11 @@ class _ScoreKnown:
             "far_accepted": far.passed,
             "other_scorers": other,
             "offline_mask_iou": inter / union if union else 0.0,
+            **({"unprocessed": {"pass": before.passed, "reason": before.reason}} if before is not None else {}),
             **({"vlm": self.vlm} if self.vlm is not None else {}),
             **({"thumbnail": thumbnail_uri(img, mask)} if shown else {}),
-            "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}",
+            "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}"
+            + ("" if before is None else f"; the unprocessed image, exact mask: {'pass' if before.passed else 'fail'}"),
             "batch_size": 1,
         }
 
@@ -293,9 +302,12 @@ class Diagnostic(Benchmark):
                     else None
                 )
                 target = self.target_of(s, known.truth)
+                before = None if known.unprocessed is None else self.target_of(s, known.unprocessed.truth)
                 yield (
                     None,
-                    _ScoreKnown(s.id, i, known, target, far_name, vlm, self.scorer_specs, self.scorer.name, self.seed),
+                    _ScoreKnown(
+                        s.id, i, known, target, far_name, vlm, self.scorer_specs, self.scorer.name, self.seed, before
+                    ),
                 )
 
         for _, record in shared_pool(self.scorer_workers, preload=WORKER_MODULES).run(jobs()):
@@ -383,6 +395,21 @@ class Diagnostic(Benchmark):
             for fam, of in grouped(lambda r: r["family"]).items()
             if any(r.get("truth_clipped") for r in of)
         }
+        # what each processing step costs: the processed images against the images their chains
+        # ran on, the same objects (primary scorer, exact masks)
+        with_base = [r for r in records if "unprocessed" in r]
+        steps = grouped(lambda r: r["step"], with_base)
+        if steps:
+            steps["all"] = with_base  # in the records' order: the family's own interval
+            out["processing"] = {
+                step: {
+                    "unprocessed": pct([r["unprocessed"]["pass"] for r in of]),
+                    "processed": pct([self._outcomes(r, primary)[0] for r in of]),
+                    "caused": sum(1 for r in of if r["unprocessed"]["pass"] and not self._outcomes(r, primary)[0]),
+                    "mended": sum(1 for r in of if self._outcomes(r, primary)[0] and not r["unprocessed"]["pass"]),
+                }
+                for step, of in steps.items()
+            }
         # diffuse and glossy objects apart: the glossy ones carry most of the error (docs/gencolor.md)
         out["by_material"] = {
             material: {
@@ -605,6 +632,38 @@ class Diagnostic(Benchmark):
                         for name, v in per[m["scorer"]][part].items()
                     ],
                 },
+            ),
+            *(
+                [
+                    Section(
+                        f"What each processing step costs ({m['scorer']} scorer, exact masks)",
+                        table={
+                            "columns": [
+                                "step",
+                                "unprocessed %",
+                                "processed %",
+                                "failures it caused",
+                                "failures it mended",
+                                "n",
+                            ],
+                            "rows": [
+                                [
+                                    step,
+                                    fmt_num(v["unprocessed"]["value"], 1),
+                                    fmt_num(v["processed"]["value"], 1),
+                                    str(v["caused"]),
+                                    str(v["mended"]),
+                                    str(v["processed"]["n"]),
+                                ]
+                                for step, v in m["processing"].items()
+                            ],
+                        },
+                        note="the processed family's images beside the images their steps ran on (the same objects, "
+                        "their truth the albedo): a failure the step caused passes unprocessed and fails processed",
+                    )
+                ]
+                if "processing" in m
+                else []
             ),
             Section(
                 "Accuracy by object (exact masks)",

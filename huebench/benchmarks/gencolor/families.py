@@ -83,6 +83,9 @@ class KnownColorImage:
     #: warm light, then a grey-world balance): it is then the colour only the object's clipped lit
     #: side shows, and the diagnostic reports these images apart (docs/gencolor.md)
     truth_clipped: bool = False
+    #: for a ``processed`` image, the image its chain ran on (its truth the albedo): the diagnostic
+    #: scores both, so what each step costs is measured on the same objects
+    unprocessed: KnownColorImage | None = None
 
 
 def _seed(*keys: Any) -> int:
@@ -386,7 +389,7 @@ def process(base: KnownColorImage, chain: Sequence[str], seed: int) -> KnownColo
             raise HuebenchError(
                 f"unknown processing step {step!r}; available: {', '.join([*COLOR_STEPS, *PIXEL_STEPS])}"
             )
-    return KnownColorImage(img, mask, _rgb3(_to8(truth)))
+    return KnownColorImage(img, mask, _rgb3(_to8(truth)), unprocessed=base)
 
 
 # --- textures and second colours ---------------------------------------------------------------
@@ -570,13 +573,11 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
     :class:`~huebench.benchmarks.gencolor.diagnostic.Diagnostic` renders) — and of ``processed``
     samples whose base is a Mitsuba render."""
     family, rgb = inputs["family"], tuple(inputs["rgb"])
-    s = _seed(seed, *sorted((k, str(v)) for k, v in inputs.items())) % (2**31)
-    if family == "analytic" or (family == "processed" and inputs.get("base") == "analytic"):
-        base = _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
-        return base if family == "analytic" else process(base, PROCESSING[inputs["step"]], s)
+    s = _sample_seed(inputs, seed)
+    if family == "analytic":
+        return _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
     if family == "processed":
-        base = _mitsuba_image(inputs["object"], rgb, inputs["lighting"], inputs["background"], size, spp, s % 100000)
-        return process(base, PROCESSING[inputs["step"]], s)
+        return process(unprocessed_image(inputs, size=size, spp=spp, seed=seed), PROCESSING[inputs["step"]], s)
     if family == "textured":
         return _textured(
             inputs["object"], rgb, inputs["texture"], inputs["second_rgb"], inputs["material"] == "glossy", size, s
@@ -589,6 +590,21 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
         return under_light(inputs["object"], rgb, shading, inputs["light"], inputs["white_balance"], size, s)
     raise HuebenchError(f"make_image does not build {family!r} samples")
+
+
+def _sample_seed(inputs: dict[str, Any], seed: int) -> int:
+    return _seed(seed, *sorted((k, str(v)) for k, v in inputs.items())) % (2**31)
+
+
+def unprocessed_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: int = 0) -> KnownColorImage:
+    """The image a ``processed`` sample's chain runs on (a Mitsuba render or an analytic image),
+    with its exact mask and truth (the albedo): which failures the processing causes."""
+    if inputs["family"] != "processed":
+        raise HuebenchError(f"only processed samples have an unprocessed image, not {inputs['family']!r} ones")
+    rgb, s = tuple(inputs["rgb"]), _sample_seed(inputs, seed)
+    if inputs.get("base") == "analytic":
+        return _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
+    return _mitsuba_image(inputs["object"], rgb, inputs["lighting"], inputs["background"], size, spp, s % 100000)
 
 
 def under_light(
