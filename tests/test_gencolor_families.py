@@ -262,7 +262,12 @@ def test_the_diagnostic_measures_what_each_processing_step_costs(tmp_path, cli):
     )
     scored = ColorScorer("iscc-nbs-l2").score_image(base.image, r["color"], mask=base.mask)[0]
     assert (scored.passed, scored.reason) == (r["unprocessed"]["pass"], r["unprocessed"]["reason"])
-    assert "What each processing step costs" in (tmp_path / "d" / "report.html").read_text()
+    report = (tmp_path / "d" / "report.html").read_text()
+    assert "What each processing step costs" in report
+    # the gallery shows a processed image beside the image its steps ran on
+    shown = [r for r in recs if "thumbnail" in r]
+    assert shown and all(r["unprocessed_thumbnail"].startswith("data:image/png;base64,") for r in shown)
+    assert all(r["unprocessed_thumbnail"] in report for r in shown) and "unprocessed (second image)" in report
     code, out, _ = cli(
         "gencolor", "diagnose", "--quick", "--family", "processed", "--limit", "32", "--out", tmp_path / "c"
     )

@@ -132,6 +132,12 @@ class _ScoreKnown:
             **({"unprocessed": {"pass": before.passed, "reason": before.reason}} if before is not None else {}),
             **({"vlm": self.vlm} if self.vlm is not None else {}),
             **({"thumbnail": thumbnail_uri(img, mask)} if shown else {}),
+            # beside a processed image, the image its steps ran on: what the steps did, at a glance
+            **(
+                {"unprocessed_thumbnail": thumbnail_uri(self.known.unprocessed.image, self.known.unprocessed.mask)}
+                if shown and before is not None and self.known.unprocessed is not None
+                else {}
+            ),
             "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}"
             + ("" if before is None else f"; the unprocessed image, exact mask: {'pass' if before.passed else 'fail'}"),
             "batch_size": 1,
@@ -476,10 +482,12 @@ class Diagnostic(Benchmark):
                 "offline mask": "pass" if r["offline"]["pass"] else "fail",
                 "far colour": f"{r.get('far_color')} {'accepted' if r.get('far_accepted') else 'rejected'}",
             }
+            images = [r["thumbnail"]]
+            if "unprocessed_thumbnail" in r:  # after the processed image, the image its steps ran on
+                images.append(r["unprocessed_thumbnail"])
+                tags["unprocessed (second image)"] = "pass" if r["unprocessed"]["pass"] else "fail"
             cards.append(
-                score_card(
-                    r["id"], r["exact"], images=[r["thumbnail"]], thresholds=thresholds, tags=tags, extra_swatches=extra
-                )
+                score_card(r["id"], r["exact"], images=images, thresholds=thresholds, tags=tags, extra_swatches=extra)
             )
         sections = []
         if cards:
@@ -491,7 +499,8 @@ class Diagnostic(Benchmark):
                     note=(
                         f"{n_fail} images the exact-mask test got wrong and every image another test got wrong "
                         f"(offline mask, far colour), with one in {PASS_SAMPLE} of the rest; outline: the mask's "
-                        "edge, which the scorer leaves out. Swatches: the target, the dominant colour each scorer found."
+                        "edge, which the scorer leaves out. Swatches: the target, the dominant colour each scorer found. "
+                        "A processed image's card shows, second, the image its steps ran on."
                     ),
                 )
             )
