@@ -70,6 +70,9 @@ def test_a_processed_sample_is_its_chain_run_on_its_unprocessed_image():
         assert base.truth == tuple(inputs["rgb"])  # the albedo, before any colour step
         again = fam.process(base, fam.PROCESSING[inputs["step"]], fam._sample_seed(inputs, 3))
         assert np.array_equal(again.image, made.image) and again.truth == made.truth
+        assert made.unprocessed is not None and np.array_equal(made.unprocessed.image, base.image)
+    # the seed of a sample's noise and chain, as every cached image was made with
+    assert fam._sample_seed(analytic[0], 0) == 1794244187
     with pytest.raises(HuebenchError, match="only processed samples have an unprocessed image, not 'analytic'"):
         fam.unprocessed_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -256,7 +259,9 @@ def test_the_diagnostic_measures_what_each_processing_step_costs(tmp_path, cli):
         assert v["mended"] == sum(a and not b for b, a in zip(before, after, strict=True))
     assert steps["all"]["processed"] == res.metrics["by_family"]["processed"]["huebench"]["exact_mask"]
     # the record's unprocessed score is the scorer's on the unprocessed image, against the albedo
-    r = next(r for r in recs if r.get("base") == "analytic" and r["step"] == "jpeg50")
+    # (a colour step: the processed image's target is another colour)
+    r = next(r for r in recs if r.get("base") == "analytic" and r["step"] == "gamma1.2")
+    assert r["target"] != r["color"]
     base = fam.unprocessed_image(
         {k: r[k] for k in ("family", "color", "rgb", "base", "object", "setup", "material", "step")}, size=48, spp=16
     )

@@ -220,12 +220,12 @@ def diagnose(
     if "processing" in m:
         steps = m["processing"]
         every = steps["all"]
-        costly = sorted((k for k in steps if k != "all"), key=lambda k: -steps[k]["caused"])[:3]
+        costly = sorted((k for k in steps if k != "all" and steps[k]["caused"]), key=lambda k: -steps[k]["caused"])
         console.print(
-            f"  processing: the unprocessed images pass {ci(every['unprocessed'])}, processed {ci(every['processed'])}; "
-            f"the steps caused {every['caused']} failures and mended {every['mended']} (most: "
-            + ", ".join(f"{k} {steps[k]['caused']}" for k in costly)
-            + ")"
+            f"  processing ({every['processed']['n']} processed images): unprocessed {ci(every['unprocessed'])}, "
+            f"processed {ci(every['processed'])}; the steps caused {every['caused']} failures and mended "
+            f"{every['mended']}"
+            + (" (most: " + ", ".join(f"{k} {steps[k]['caused']}" for k in costly[:3]) + ")" if costly else "")
         )
     worst = m["worst_family"]
     console.print(
