@@ -61,20 +61,41 @@ def test_colour_steps_change_the_truth_and_pixel_steps_keep_it():
         fam.process(base, ("sepia",), 0)
 
 
-def test_a_processed_sample_is_its_chain_run_on_its_unprocessed_image():
+def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
+    # processed: the image the chain ran on
     analytic = [s for s in fam.family_samples("processed", L2[:2]) if s["base"] == "analytic"]
     assert {s["step"] for s in analytic} >= {"jpeg50", "gamma1.2"}  # a pixel step and a colour step
     for inputs in analytic:
         made = fam.make_image(inputs, size=32, seed=3)
-        base = fam.unprocessed_image(inputs, size=32, seed=3)
+        base = fam.plain_image(inputs, size=32, seed=3)
         assert base.truth == tuple(inputs["rgb"])  # the albedo, before any colour step
         again = fam.process(base, fam.PROCESSING[inputs["step"]], fam._sample_seed(inputs, 3))
         assert np.array_equal(again.image, made.image) and again.truth == made.truth
-        assert made.unprocessed is not None and np.array_equal(made.unprocessed.image, base.image)
+        assert made.plain is not None and np.array_equal(made.plain.image, base.image)
     # the seed of a sample's noise and chain, as every cached image was made with
     assert fam._sample_seed(analytic[0], 0) == 1794244187
-    with pytest.raises(HuebenchError, match="only processed samples have an unprocessed image, not 'analytic'"):
-        fam.unprocessed_image(fam.family_samples("analytic", L2[:1])[0])
+    # illuminant: the same object under white light (the analytic family's image of the set-up)
+    for inputs in fam.family_samples("illuminant", L2[:1])[:4]:
+        made, white = fam.make_image(inputs, size=32, seed=3), fam.plain_image(inputs, size=32, seed=3)
+        shading = fam.ANALYTIC_SETUPS[inputs["setup"]][1]
+        expected = fam._analytic(inputs["object"], inputs["rgb"], shading, 32, fam._sample_seed(inputs, 3))
+        assert np.array_equal(white.image, expected.image) and white.truth == tuple(inputs["rgb"])
+        assert not np.array_equal(white.image, made.image) and np.array_equal(white.mask, made.mask)
+    # textured: the same shaded object without its print (a second colour far from the body's)
+    inputs = next(
+        s
+        for s in fam.family_samples("textured", L2)
+        if s["texture"] == "stripes" and np.abs(np.subtract(s["second_rgb"], s["rgb"])).sum() > 200
+    )
+    made, plain = fam.make_image(inputs, size=48), fam.plain_image(inputs, size=48)
+    assert plain.truth == made.truth == tuple(inputs["rgb"]) and np.array_equal(plain.mask, made.mask)
+    apart = np.abs(made.image.astype(int) - plain.image.astype(int)).max(axis=2)[made.mask]
+    assert 0.05 < (apart > 30).mean() < 0.4  # the stripes, 10-30 % of the object
+    assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
+    with pytest.raises(
+        HuebenchError, match="'analytic' samples have no plain image; those of processed, illuminant, textured have"
+    ):
+        fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
 
 def test_grey_world_balances_a_coloured_light():
@@ -240,47 +261,57 @@ def test_diagnostic_reports_both_scorers_per_family(tmp_path):
         _diagnose(tmp_path / "e", family="photo")
 
 
-def test_the_diagnostic_measures_what_each_processing_step_costs(tmp_path, cli):
-    """Every processed image is scored beside the image its chain ran on (the same object, its
-    truth the albedo): per step, both accuracies and the failures the step caused or mended, in the
-    metrics, the report and the summary."""
+def _check_step_costs(records, costs, family):
+    """metrics["step_costs"][family] against the records: per step and all, both accuracies and
+    the failures the step caused (plain passes, as made fails) or mended."""
+    recs = [r for r in records if r["family"] == family]
+    assert set(costs) == {r["step"] for r in recs} | {"all"}
+    for step, v in costs.items():
+        of = recs if step == "all" else [r for r in recs if r["step"] == step]
+        plain, made = [r["plain"]["pass"] for r in of], [r["exact"]["pass"] for r in of]
+        assert v["plain"]["n"] == v["as_made"]["n"] == len(of)
+        assert v["plain"]["value"] == pytest.approx(100 * np.mean(plain))
+        assert v["as_made"]["value"] == pytest.approx(100 * np.mean(made))
+        assert v["caused"] == sum(p and not m for p, m in zip(plain, made, strict=True))
+        assert v["mended"] == sum(m and not p for p, m in zip(plain, made, strict=True))
+
+
+def test_the_diagnostic_measures_what_each_step_costs(tmp_path, cli):
+    """Every processed, illuminant and textured image is scored beside the same object plain
+    (unprocessed, under white light, untextured; its truth the albedo): per family and step, both
+    accuracies and the failures the step caused or mended, in the metrics, the report, the gallery
+    and the summary."""
     res = _diagnose(tmp_path / "d", family="processed", limit=32)
     recs = res.records
-    assert len(recs) == 32 and all(set(r["unprocessed"]) == {"pass", "reason"} for r in recs)
-    steps = res.metrics["processing"]
-    assert set(steps) == set(fam.PROCESSING) | {"all"}  # two colours, every chain
-    for step, v in steps.items():
-        of = recs if step == "all" else [r for r in recs if r["step"] == step]
-        before, after = [r["unprocessed"]["pass"] for r in of], [r["exact"]["pass"] for r in of]
-        assert v["unprocessed"]["n"] == v["processed"]["n"] == len(of)
-        assert v["unprocessed"]["value"] == pytest.approx(100 * np.mean(before))
-        assert v["processed"]["value"] == pytest.approx(100 * np.mean(after))
-        assert v["caused"] == sum(b and not a for b, a in zip(before, after, strict=True))
-        assert v["mended"] == sum(a and not b for b, a in zip(before, after, strict=True))
-    assert steps["all"]["processed"] == res.metrics["by_family"]["processed"]["huebench"]["exact_mask"]
-    # the record's unprocessed score is the scorer's on the unprocessed image, against the albedo
-    # (a colour step: the processed image's target is another colour)
+    assert len(recs) == 32 and all(set(r["plain"]) == {"pass", "reason"} for r in recs)
+    costs = res.metrics["step_costs"]
+    assert set(costs) == {"processed"} and set(costs["processed"]) == set(fam.PROCESSING) | {"all"}
+    _check_step_costs(recs, costs["processed"], "processed")
+    assert costs["processed"]["all"]["as_made"] == res.metrics["by_family"]["processed"]["huebench"]["exact_mask"]
+    # the record's plain score is the scorer's on the plain image, against the albedo (a colour
+    # step: the processed image's target is another colour)
     r = next(r for r in recs if r.get("base") == "analytic" and r["step"] == "gamma1.2")
     assert r["target"] != r["color"]
-    base = fam.unprocessed_image(
-        {k: r[k] for k in ("family", "color", "rgb", "base", "object", "setup", "material", "step")}, size=48, spp=16
-    )
+    keys = ("family", "color", "rgb", "base", "object", "setup", "material", "step")
+    base = fam.plain_image({k: r[k] for k in keys}, size=48, spp=16)
     scored = ColorScorer("iscc-nbs-l2").score_image(base.image, r["color"], mask=base.mask)[0]
-    assert (scored.passed, scored.reason) == (r["unprocessed"]["pass"], r["unprocessed"]["reason"])
+    assert (scored.passed, scored.reason) == (r["plain"]["pass"], r["plain"]["reason"])
     report = (tmp_path / "d" / "report.html").read_text()
-    assert "What each processing step costs" in report
-    # the gallery shows a processed image beside the image its steps ran on
+    assert "What each step costs: the same objects plain" in report
+    # the gallery shows each image with the same object plain
     shown = [r for r in recs if "thumbnail" in r]
-    assert shown and all(r["unprocessed_thumbnail"].startswith("data:image/png;base64,") for r in shown)
-    assert all(r["unprocessed_thumbnail"] in report for r in shown) and "unprocessed (second image)" in report
+    assert shown and all(r["plain_thumbnail"].startswith("data:image/png;base64,") for r in shown)
+    assert all(r["plain_thumbnail"] in report for r in shown) and "second image: unprocessed" in report
     code, out, _ = cli(
         "gencolor", "diagnose", "--quick", "--family", "processed", "--limit", "32", "--out", tmp_path / "c"
     )
-    every = steps["all"]
-    assert code in (0, 1) and f"the steps caused {every['caused']} failures and mended {every['mended']}" in " ".join(
-        out.split()
-    )
-    assert "processing" not in _diagnose(tmp_path / "e", family="analytic", limit=4).metrics
+    every, text = costs["processed"]["all"], " ".join(out.split())
+    assert code in (0, 1) and f"the same 32 objects unprocessed: {every['plain']['value']:.2f} %" in text
+    assert f"the steps caused {every['caused']} failures and mended {every['mended']}" in text
+    textured = _diagnose(tmp_path / "t", family="textured", limit=12)
+    assert set(textured.metrics["step_costs"]) == {"textured"}
+    _check_step_costs(textured.records, textured.metrics["step_costs"]["textured"], "textured")
+    assert _diagnose(tmp_path / "e", family="analytic", limit=4).metrics["step_costs"] == {}
 
 
 def test_the_held_out_recolored_family_paints_real_photographs():
@@ -412,6 +443,7 @@ def test_truths_clipped_before_the_white_balance_are_reported_apart(tmp_path, cl
     assert by[("AliceBlue", "A + grey world")]["truth_clipped"] is True  # blue 255 → 1.0, red × 1.85
     assert by[("AliceBlue", "A")]["truth_clipped"] is False  # clipped too, but no transform after it
     assert by[("AntiqueWhite", "10000K + grey world")]["truth_clipped"] is False  # blue 0.68 × 1.40 < 1
+    _check_step_costs(res.records, res.metrics["step_costs"]["illuminant"], "illuminant")  # against white light
     split = res.metrics["truth_clipped"]["illuminant"]
     clipped = [r["exact"]["pass"] for r in res.records if r["truth_clipped"]]
     rest = [r["exact"]["pass"] for r in res.records if not r["truth_clipped"]]

@@ -169,7 +169,7 @@ def diagnose(
     ),
 ) -> None:
     """Images of known colour (five families), scored by both scorers: accuracy per family, false accepts."""
-    from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES
+    from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES, PLAIN
     from huebench.runs.runner import RunOptions, run
 
     options = benchmark_options(ctx)
@@ -217,14 +217,12 @@ def diagnose(
             f"  {fam:<11} {split['clipped']['n']} images whose truth was clipped before a later colour transform "
             f"(docs/gencolor.md): exact {ci(split['clipped'])}; the other {split['rest']['n']}: {ci(split['rest'])}"
         )
-    if "processing" in m:
-        steps = m["processing"]
+    for fam, steps in m.get("step_costs", {}).items():
         every = steps["all"]
         costly = sorted((k for k in steps if k != "all" and steps[k]["caused"]), key=lambda k: -steps[k]["caused"])
         console.print(
-            f"  processing ({every['processed']['n']} processed images): unprocessed {ci(every['unprocessed'])}, "
-            f"processed {ci(every['processed'])}; the steps caused {every['caused']} failures and mended "
-            f"{every['mended']}"
+            f"  {fam:<11} the same {every['as_made']['n']} objects {PLAIN[fam]}: {ci(every['plain'])}, as made "
+            f"{ci(every['as_made'])}; the steps caused {every['caused']} failures and mended {every['mended']}"
             + (" (most: " + ", ".join(f"{k} {steps[k]['caused']}" for k in costly[:3]) + ")" if costly else "")
         )
     worst = m["worst_family"]

@@ -25,6 +25,7 @@ from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.gencolor.families import (
     FAMILIES,
     HELD_OUT_FAMILIES,
+    PLAIN,
     KnownColorImage,
     family_samples,
     make_image,
@@ -83,7 +84,7 @@ class _ScoreKnown:
     scorers: dict[str, ScorerSpec]
     primary: str
     seed: int
-    unprocessed_target: str | None = None  # the target of known.unprocessed (processed samples)
+    plain_target: str | None = None  # the target of known.plain (families.PLAIN)
 
     def __call__(self) -> dict[str, Any]:
         from huebench.benchmarks.gencolor.scoring import segment_offline
@@ -100,12 +101,10 @@ class _ScoreKnown:
             far, _ = scorer.score_image(img, far_name, mask=mask)
             scored[n] = (exact, offline, far)
         exact, offline, far = scored[self.primary]
+        plain = self.known.plain
         before = None
-        if self.known.unprocessed is not None and self.unprocessed_target is not None:
-            base = self.known.unprocessed
-            before, _ = (
-                self.scorers[self.primary].build().score_image(base.image, self.unprocessed_target, mask=base.mask)
-            )
+        if plain is not None and self.plain_target is not None:
+            before, _ = self.scorers[self.primary].build().score_image(plain.image, self.plain_target, mask=plain.mask)
         other = {
             n: {"exact": e.passed, "offline": o.passed, "far_accepted": f.passed, "dominant_lab": e.dominant_lab}
             for n, (e, o, f) in scored.items()
@@ -129,17 +128,21 @@ class _ScoreKnown:
             "far_accepted": far.passed,
             "other_scorers": other,
             "offline_mask_iou": inter / union if union else 0.0,
-            **({"unprocessed": {"pass": before.passed, "reason": before.reason}} if before is not None else {}),
+            **({"plain": {"pass": before.passed, "reason": before.reason}} if before is not None else {}),
             **({"vlm": self.vlm} if self.vlm is not None else {}),
             **({"thumbnail": thumbnail_uri(img, mask)} if shown else {}),
-            # beside a processed image, the image its steps ran on: what the steps did, at a glance
+            # beside the image, the same object plain: what the processing, light or texture did
             **(
-                {"unprocessed_thumbnail": thumbnail_uri(self.known.unprocessed.image, self.known.unprocessed.mask)}
-                if shown and before is not None and self.known.unprocessed is not None
+                {"plain_thumbnail": thumbnail_uri(plain.image, plain.mask)}
+                if shown and before is not None and plain is not None
                 else {}
             ),
             "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}"
-            + ("" if before is None else f"; the unprocessed image, exact mask: {'pass' if before.passed else 'fail'}"),
+            + (
+                ""
+                if before is None
+                else f"; the same object {PLAIN[i['family']]}, exact mask: {'pass' if before.passed else 'fail'}"
+            ),
             "batch_size": 1,
         }
 
@@ -308,7 +311,7 @@ class Diagnostic(Benchmark):
                     else None
                 )
                 target = self.target_of(s, known.truth)
-                before = None if known.unprocessed is None else self.target_of(s, known.unprocessed.truth)
+                before = None if known.plain is None else self.target_of(s, known.plain.truth)
                 yield (
                     None,
                     _ScoreKnown(
@@ -401,21 +404,23 @@ class Diagnostic(Benchmark):
             for fam, of in grouped(lambda r: r["family"]).items()
             if any(r.get("truth_clipped") for r in of)
         }
-        # what each processing step costs: the processed images against the images their chains
-        # ran on, the same objects (primary scorer, exact masks)
-        with_base = [r for r in records if "unprocessed" in r]
-        steps = grouped(lambda r: r["step"], with_base)
-        if steps:
-            steps["all"] = with_base  # in the records' order: the family's own interval
-            out["processing"] = {
-                step: {
-                    "unprocessed": pct([r["unprocessed"]["pass"] for r in of]),
-                    "processed": pct([self._outcomes(r, primary)[0] for r in of]),
-                    "caused": sum(1 for r in of if r["unprocessed"]["pass"] and not self._outcomes(r, primary)[0]),
-                    "mended": sum(1 for r in of if self._outcomes(r, primary)[0] and not r["unprocessed"]["pass"]),
-                }
-                for step, of in steps.items()
+
+        # what each step of a family costs: its images against the same objects plain (unprocessed,
+        # under white light, untextured: families.PLAIN), primary scorer, exact masks
+        def cost(of: Sequence[dict[str, Any]]) -> dict[str, Any]:
+            made = [self._outcomes(r, primary)[0] for r in of]
+            plain = [bool(r["plain"]["pass"]) for r in of]
+            return {
+                "plain": pct(plain),
+                "as_made": pct(made),
+                "caused": sum(p and not m for p, m in zip(plain, made, strict=True)),
+                "mended": sum(m and not p for p, m in zip(plain, made, strict=True)),
             }
+
+        out["step_costs"] = {
+            fam: {**{step: cost(rs) for step, rs in grouped(lambda r: r["step"], of).items()}, "all": cost(of)}
+            for fam, of in grouped(lambda r: r["family"], [r for r in records if "plain" in r]).items()
+        }  # "all" in the records' order: the family's own interval
         # diffuse and glossy objects apart: the glossy ones carry most of the error (docs/gencolor.md)
         out["by_material"] = {
             material: {
@@ -483,9 +488,9 @@ class Diagnostic(Benchmark):
                 "far colour": f"{r.get('far_color')} {'accepted' if r.get('far_accepted') else 'rejected'}",
             }
             images = [r["thumbnail"]]
-            if "unprocessed_thumbnail" in r:  # after the processed image, the image its steps ran on
-                images.append(r["unprocessed_thumbnail"])
-                tags["unprocessed (second image)"] = "pass" if r["unprocessed"]["pass"] else "fail"
+            if "plain_thumbnail" in r:  # after the image, the same object plain
+                images.append(r["plain_thumbnail"])
+                tags[f"second image: {PLAIN[str(r['family'])]}"] = "pass" if r["plain"]["pass"] else "fail"
             cards.append(
                 score_card(r["id"], r["exact"], images=images, thresholds=thresholds, tags=tags, extra_swatches=extra)
             )
@@ -500,7 +505,8 @@ class Diagnostic(Benchmark):
                         f"{n_fail} images the exact-mask test got wrong and every image another test got wrong "
                         f"(offline mask, far colour), with one in {PASS_SAMPLE} of the rest; outline: the mask's "
                         "edge, which the scorer leaves out. Swatches: the target, the dominant colour each scorer found. "
-                        "A processed image's card shows, second, the image its steps ran on."
+                        "A processed, illuminant or textured image's card shows, second, the same object plain "
+                        "(unprocessed, under white light, without texture)."
                     ),
                 )
             )
@@ -645,33 +651,38 @@ class Diagnostic(Benchmark):
             *(
                 [
                     Section(
-                        f"What each processing step costs ({m['scorer']} scorer, exact masks)",
+                        f"What each step costs: the same objects plain ({m['scorer']} scorer, exact masks)",
                         table={
                             "columns": [
+                                "family",
                                 "step",
-                                "unprocessed %",
-                                "processed %",
+                                "plain",
+                                "plain %",
+                                "as made %",
                                 "failures it caused",
                                 "failures it mended",
                                 "n",
                             ],
                             "rows": [
                                 [
+                                    fam,
                                     step,
-                                    fmt_num(v["unprocessed"]["value"], 1),
-                                    fmt_num(v["processed"]["value"], 1),
+                                    PLAIN[fam],
+                                    fmt_num(v["plain"]["value"], 1),
+                                    fmt_num(v["as_made"]["value"], 1),
                                     str(v["caused"]),
                                     str(v["mended"]),
-                                    str(v["processed"]["n"]),
+                                    str(v["as_made"]["n"]),
                                 ]
-                                for step, v in m["processing"].items()
+                                for fam, steps in m["step_costs"].items()
+                                for step, v in steps.items()
                             ],
                         },
-                        note="the processed family's images beside the images their steps ran on (the same objects, "
-                        "their truth the albedo): a failure the step caused passes unprocessed and fails processed",
+                        note="each image beside the same object plain, its truth the albedo: a failure the step "
+                        "caused passes plain and fails as made (docs/gencolor.md)",
                     )
                 ]
-                if "processing" in m
+                if m.get("step_costs")
                 else []
             ),
             Section(

@@ -83,9 +83,10 @@ class KnownColorImage:
     #: warm light, then a grey-world balance): it is then the colour only the object's clipped lit
     #: side shows, and the diagnostic reports these images apart (docs/gencolor.md)
     truth_clipped: bool = False
-    #: for a ``processed`` image, the image its chain ran on (its truth the albedo): the diagnostic
-    #: scores both, so what each step costs is measured on the same objects
-    unprocessed: KnownColorImage | None = None
+    #: the same object without what its family adds (:data:`PLAIN`): the image a processed sample's
+    #: chain ran on, the object under white light, the object without its texture or print — its
+    #: truth the albedo. The diagnostic scores both: what each step costs, on the same objects
+    plain: KnownColorImage | None = None
 
 
 def _seed(*keys: Any) -> int:
@@ -389,7 +390,7 @@ def process(base: KnownColorImage, chain: Sequence[str], seed: int) -> KnownColo
             raise HuebenchError(
                 f"unknown processing step {step!r}; available: {', '.join([*COLOR_STEPS, *PIXEL_STEPS])}"
             )
-    return KnownColorImage(img, mask, _rgb3(_to8(truth)), unprocessed=base)
+    return KnownColorImage(img, mask, _rgb3(_to8(truth)), plain=base)
 
 
 # --- textures and second colours ---------------------------------------------------------------
@@ -435,7 +436,9 @@ def _textured(
         ink_radiance, _, _ = shade(shape, ink, s, size=size, seed=seed)
         out = np.where((printed & mask)[..., None], ink_radiance, out)
     srgb = np.asarray(linear_to_srgb(np.clip(out * exposure, 0.0, None)), dtype=np.float64)  # float64 in and out
-    return KnownColorImage(_noisy8(srgb, 1.5, rng), mask, _rgb3(rgb))
+    plain = np.asarray(linear_to_srgb(np.clip(radiance * exposure, 0.0, None)), dtype=np.float64)
+    untextured = KnownColorImage(_noisy8(plain, 1.5, np.random.default_rng(seed + 8)), mask, _rgb3(rgb))
+    return KnownColorImage(_noisy8(srgb, 1.5, rng), mask, _rgb3(rgb), plain=untextured)
 
 
 # --- the families' samples and images ----------------------------------------------------------
@@ -577,7 +580,7 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
     if family == "analytic":
         return _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
     if family == "processed":
-        return process(unprocessed_image(inputs, size=size, spp=spp, seed=seed), PROCESSING[inputs["step"]], s)
+        return process(_unprocessed(inputs, size=size, spp=spp, seed=seed), PROCESSING[inputs["step"]], s)
     if family == "textured":
         return _textured(
             inputs["object"], rgb, inputs["texture"], inputs["second_rgb"], inputs["material"] == "glossy", size, s
@@ -596,15 +599,30 @@ def _sample_seed(inputs: dict[str, Any], seed: int) -> int:
     return _seed(seed, *sorted((k, str(v)) for k, v in inputs.items())) % (2**31)
 
 
-def unprocessed_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: int = 0) -> KnownColorImage:
-    """The image a ``processed`` sample's chain runs on (a Mitsuba render or an analytic image),
-    with its exact mask and truth (the albedo): which failures the processing causes."""
-    if inputs["family"] != "processed":
-        raise HuebenchError(f"only processed samples have an unprocessed image, not {inputs['family']!r} ones")
+def _unprocessed(inputs: dict[str, Any], *, size: int, spp: int, seed: int) -> KnownColorImage:
+    """The image a ``processed`` sample's chain runs on: a Mitsuba render or an analytic image."""
     rgb, s = tuple(inputs["rgb"]), _sample_seed(inputs, seed)
     if inputs.get("base") == "analytic":
         return _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
     return _mitsuba_image(inputs["object"], rgb, inputs["lighting"], inputs["background"], size, spp, s % 100000)
+
+
+#: what the plain image of each family's samples is (:attr:`KnownColorImage.plain`)
+PLAIN: dict[str, str] = {
+    "processed": "unprocessed",
+    "illuminant": "under white light",
+    "textured": "without texture or print",
+}
+
+
+def plain_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: int = 0) -> KnownColorImage:
+    """The same object as :func:`make_image`'s, without what its family adds (:data:`PLAIN`), its
+    truth the albedo: which failures the processing, the light or the texture causes."""
+    if inputs["family"] not in PLAIN:
+        raise HuebenchError(f"{inputs['family']!r} samples have no plain image; those of {', '.join(PLAIN)} have")
+    made = make_image(inputs, size=size, spp=spp, seed=seed)
+    assert made.plain is not None  # every family in PLAIN makes one
+    return made.plain
 
 
 def under_light(
@@ -615,11 +633,12 @@ def under_light(
     without white balance records it, or after a grey-world balance (``white_balance``)."""
     lit = Shading(**{**shading.__dict__, "light": ILLUMINANTS[light]})
     img = _analytic(shape, rgb, lit, size, seed)
+    white = _analytic(shape, rgb, Shading(**{**shading.__dict__, "light": (1.0, 1.0, 1.0)}), size, seed)
     if not white_balance:
-        return img
+        return KnownColorImage(img.image, img.mask, img.truth, plain=white)
     out, truth = _grey_world(img.image, img.truth)
     clipped = bool(np.any(srgb8_to_linear(rgb) * np.asarray(ILLUMINANTS[light]) > 1.0))
-    return KnownColorImage(out, img.mask, truth, truth_clipped=clipped)
+    return KnownColorImage(out, img.mask, truth, truth_clipped=clipped, plain=white)
 
 
 @functools.lru_cache(maxsize=4096)
