@@ -417,10 +417,16 @@ class Diagnostic(Benchmark):
                 "mended": sum(m and not p for p, m in zip(plain, made, strict=True)),
             }
 
-        out["step_costs"] = {
+        # a family only where every record has its plain score (a run resumed from records made
+        # before there were plain images would give a part for the whole); "all" in the records'
+        # order: the family's own interval
+        step_costs = {
             fam: {**{step: cost(rs) for step, rs in grouped(lambda r: r["step"], of).items()}, "all": cost(of)}
-            for fam, of in grouped(lambda r: r["family"], [r for r in records if "plain" in r]).items()
-        }  # "all" in the records' order: the family's own interval
+            for fam, of in grouped(lambda r: r["family"]).items()
+            if all("plain" in r for r in of)
+        }
+        if step_costs:  # absent, as before plain images, where no family has them
+            out["step_costs"] = step_costs
         # diffuse and glossy objects apart: the glossy ones carry most of the error (docs/gencolor.md)
         out["by_material"] = {
             material: {
@@ -506,7 +512,7 @@ class Diagnostic(Benchmark):
                         f"(offline mask, far colour), with one in {PASS_SAMPLE} of the rest; outline: the mask's "
                         "edge, which the scorer leaves out. Swatches: the target, the dominant colour each scorer found. "
                         "A processed, illuminant or textured image's card shows, second, the same object plain "
-                        "(unprocessed, under white light, without texture)."
+                        "(unprocessed, under white light, without texture or print)."
                     ),
                 )
             )

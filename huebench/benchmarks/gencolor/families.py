@@ -50,10 +50,12 @@ __all__ = [
     "FAMILIES",
     "HELD_OUT_FAMILIES",
     "ILLUMINANTS",
+    "PLAIN",
     "PROCESSING",
     "KnownColorImage",
     "family_samples",
     "make_image",
+    "plain_image",
     "under_light",
 ]
 
