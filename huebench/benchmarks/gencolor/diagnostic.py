@@ -102,9 +102,11 @@ class _ScoreKnown:
             scored[n] = (exact, offline, far)
         exact, offline, far = scored[self.primary]
         plain = self.known.plain
-        before = None
+        plain_score = None
         if plain is not None and self.plain_target is not None:
-            before, _ = self.scorers[self.primary].build().score_image(plain.image, self.plain_target, mask=plain.mask)
+            plain_score, _ = (
+                self.scorers[self.primary].build().score_image(plain.image, self.plain_target, mask=plain.mask)
+            )
         other = {
             n: {"exact": e.passed, "offline": o.passed, "far_accepted": f.passed, "dominant_lab": e.dominant_lab}
             for n, (e, o, f) in scored.items()
@@ -128,20 +130,22 @@ class _ScoreKnown:
             "far_accepted": far.passed,
             "other_scorers": other,
             "offline_mask_iou": inter / union if union else 0.0,
-            **({"plain": {"pass": before.passed, "reason": before.reason}} if before is not None else {}),
+            **(
+                {"plain": {"pass": plain_score.passed, "reason": plain_score.reason}} if plain_score is not None else {}
+            ),
             **({"vlm": self.vlm} if self.vlm is not None else {}),
             **({"thumbnail": thumbnail_uri(img, mask)} if shown else {}),
             # beside the image, the same object plain: what the processing, light or texture did
             **(
                 {"plain_thumbnail": thumbnail_uri(plain.image, plain.mask)}
-                if shown and before is not None and plain is not None
+                if shown and plain is not None and plain_score is not None
                 else {}
             ),
             "reason": f"exact mask: {'pass' if exact.passed else 'fail'} — {exact.reason}; offline mask (IoU {inter / max(union, 1):.2f}): {'pass' if offline.passed else 'fail'}; far colour {far_name}: {'accepted (false accept)' if far.passed else 'rejected'}"
             + (
                 ""
-                if before is None
-                else f"; the same object {PLAIN[i['family']]}, exact mask: {'pass' if before.passed else 'fail'}"
+                if plain_score is None
+                else f"; the same object {PLAIN[i['family']]}, exact mask: {'pass' if plain_score.passed else 'fail'}"
             ),
             "batch_size": 1,
         }
@@ -311,11 +315,20 @@ class Diagnostic(Benchmark):
                     else None
                 )
                 target = self.target_of(s, known.truth)
-                before = None if known.plain is None else self.target_of(s, known.plain.truth)
+                plain_target = None if known.plain is None else self.target_of(s, known.plain.truth)
                 yield (
                     None,
                     _ScoreKnown(
-                        s.id, i, known, target, far_name, vlm, self.scorer_specs, self.scorer.name, self.seed, before
+                        s.id,
+                        i,
+                        known,
+                        target,
+                        far_name,
+                        vlm,
+                        self.scorer_specs,
+                        self.scorer.name,
+                        self.seed,
+                        plain_target,
                     ),
                 )
 
@@ -376,9 +389,8 @@ class Diagnostic(Benchmark):
                 "by_step": by(lambda r: r["step"], of, scorer),
             }
 
-        by_family = {
-            fam: {n: summary(of, n) for n in self.scorers} for fam, of in grouped(lambda r: r["family"]).items()
-        }
+        family_records = grouped(lambda r: r["family"])  # in the records' order
+        by_family = {fam: {n: summary(of, n) for n in self.scorers} for fam, of in family_records.items()}
         primary = self.scorer.name
         worst = min(by_family, key=lambda f: by_family[f][primary]["exact_mask"]["value"]) if by_family else None
         out: dict[str, Any] = {
@@ -401,7 +413,7 @@ class Diagnostic(Benchmark):
                 "clipped": pct([self._outcomes(r, primary)[0] for r in of if r.get("truth_clipped")]),
                 "rest": pct([self._outcomes(r, primary)[0] for r in of if not r.get("truth_clipped")]),
             }
-            for fam, of in grouped(lambda r: r["family"]).items()
+            for fam, of in family_records.items()
             if any(r.get("truth_clipped") for r in of)
         }
 
@@ -422,7 +434,7 @@ class Diagnostic(Benchmark):
         # order: the family's own interval
         step_costs = {
             fam: {**{step: cost(rs) for step, rs in grouped(lambda r: r["step"], of).items()}, "all": cost(of)}
-            for fam, of in grouped(lambda r: r["family"]).items()
+            for fam, of in family_records.items()
             if all("plain" in r for r in of)
         }
         if step_costs:  # absent, as before plain images, where no family has them
