@@ -13,6 +13,7 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --quick --system css3
     python perf/scorer_study.py --quick --setting fresnel     # one setting only
     python perf/scorer_study.py --quick --oracle              # the albedo-saturation study
+    python perf/scorer_study.py --quick --ceiling             # how far the present scorer reaches
     python perf/scorer_study.py --quick --flat-noise          # flat noisy patches
     python perf/scorer_study.py --work-bound                  # max_object_pixels on large images
     python perf/scorer_study.py --quick --light-check         # GGX highlights under coloured lights
@@ -48,7 +49,7 @@ import numpy as np
 from huebench.benchmarks.gencolor.diagnostic import Diagnostic
 from huebench.benchmarks.gencolor.scoring import SPECULAR, ColorScorer
 from huebench.color import diffuse_reconstruction, remove_specular, srgb8_to_linear
-from huebench.color.reflectance import smooth_within
+from huebench.color.reflectance import DichromaticFit, smooth_within
 from huebench.errors import HuebenchError
 
 
@@ -91,21 +92,49 @@ class StudyScorer(ColorScorer):
     saturation); None: none. The package's default, "dichromatic+envelope90", is the same steps.
     ``smooth``: σ (pixels) of an in-mask Gaussian blur before the pixel statistics (0: none; it
     blurs the highlights of small objects into their neighbours).
+
+    Two oracles for ``--ceiling`` (what the default's steps would reach given what they estimate):
+    ``glossy`` answers the gloss test (True / False: a material known from outside the image; None:
+    the test decides), and ``truth`` (8-bit sRGB, the image's true colour) gives the diffuse line its
+    saturation (:func:`saturation_of`; where the scorer read a coloured light from the surface, of the
+    truth balanced by that light, as the pixels are) instead of estimating it from the pixels — on
+    chromatic surfaces with shading, those the default's line corrects, after the same floor.
     """
 
-    def __init__(self, system: str = "css3", *, specular: str | None = SPECULAR, smooth: float = 0.0, **options: Any):
+    def __init__(
+        self,
+        system: str = "css3",
+        *,
+        specular: str | None = SPECULAR,
+        smooth: float = 0.0,
+        glossy: bool | None = None,
+        truth: tuple[int, int, int] | None = None,
+        **options: Any,
+    ):
         for step in (specular or "").split("+"):
             if step and step not in ("dichromatic", "top", "mode") and not re.fullmatch(r"envelope\d{1,2}", step):
                 raise HuebenchError(
                     f"specular step {step!r} unknown: use dichromatic, envelopeNN (e.g. envelope90), top or mode, "
                     "joined with '+', or None"
                 )
+        if truth is not None and specular != SPECULAR:
+            raise HuebenchError(f"the saturation oracle replaces the default's diffuse line, not {specular!r}")
         super().__init__(system, specular=None, **options)
         self.specular = specular
         self.smooth = float(smooth)
+        self.glossy, self.truth = glossy, truth
+        self._light: np.ndarray | None = None  # the light score_pixels was given, for the oracle
 
     def config(self) -> dict[str, Any]:
-        return {**super().config(), "smooth": self.smooth}
+        oracles = {k: v for k, v in (("glossy", self.glossy), ("truth", self.truth)) if v is not None}
+        return {**super().config(), "smooth": self.smooth, **oracles}  # without oracles, the default's
+
+    def score_pixels(self, rgb_pixels: Any, target: str, **kwargs: Any) -> Any:
+        self._light = kwargs.get("light")
+        return super().score_pixels(rgb_pixels, target, **kwargs)
+
+    def looks_glossy(self, image: np.ndarray, mask: np.ndarray, depth: np.ndarray) -> bool:
+        return super().looks_glossy(image, mask, depth) if self.glossy is None else self.glossy
 
     def object_pixels(self, image: np.ndarray, inner: np.ndarray) -> np.ndarray:
         if self.smooth > 0 and inner.any():
@@ -113,6 +142,21 @@ class StudyScorer(ColorScorer):
         return image[inner]
 
     def specular_steps(self, px8: np.ndarray, veil: Any, glossy: bool | None = None) -> np.ndarray:
+        if self.specular == SPECULAR and self.truth is not None:
+            px = px8
+            if veil is None:  # the default's floor, as the package's steps take it
+                px = remove_specular(
+                    px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor
+                )
+            if not DichromaticFit(px).fits(0.15):  # achromatic or flat: the default leaves these alone
+                return px
+            matte = glossy is False
+            lin = srgb8_to_linear(np.asarray(self.truth, dtype=np.uint8))
+            if self._light is not None:  # the pixels were balanced by this light
+                lin = lin / self._light
+            return diffuse_reconstruction(
+                px, saturation=max(saturation_of(lin), 1e-3), keep_clipped=matte and self.matte_keeps_clipped
+            )
         if self.specular == SPECULAR:  # the package's own steps
             return super().specular_steps(px8, veil, glossy)
         for step in (self.specular or "").split("+"):
@@ -336,6 +380,11 @@ def main() -> None:
     ap.add_argument("--setting", action="append", help="only these settings (default: all)")
     ap.add_argument("--variant", action="append", default=[], help="NAME=python-dict of options: an extra row")
     ap.add_argument("--oracle", action="store_true", help="the albedo-saturation study on the Mitsuba renders")
+    ap.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="how far the present scorer reaches per family: gloss and saturation oracles, best setting per image",
+    )
     ap.add_argument("--flat-noise", action="store_true", help="flat patches with pixel noise, every colour")
     ap.add_argument(
         "--light-check",
@@ -381,6 +430,7 @@ def main() -> None:
         flag
         for flag, on in (
             ("--oracle", args.oracle),
+            ("--ceiling", args.ceiling),
             ("--flat-noise", args.flat_noise),
             ("--light-check", args.light_check),
             ("--setting", bool(args.setting)),
@@ -406,6 +456,9 @@ def main() -> None:
         ap.exit(0 if result["identical"] else 1)
     if args.work_bound:
         work_bound(args.system)
+        return
+    if args.ceiling:
+        ceiling(args)
         return
     if args.paired or args.dump or changed:
         every_family(args)
@@ -487,6 +540,122 @@ def main() -> None:
                 print(f"    {name:12s} " + "  ".join(cells))
 
 
+#: the gloss the ``--ceiling`` oracle knows from how an image was made: rendered materials only (a
+#: photograph's object, recolored, has a material name but no known gloss as the camera saw it)
+GLOSS_OF_MATERIAL = {"glossy": True, "diffuse": False}
+
+
+def saturation_of(lin: np.ndarray) -> float:
+    """A colour's saturation as the diffuse line reads it: distance from the grey axis over the grey
+    component, linear RGB."""
+    grey = float(np.mean(lin))
+    return float(np.linalg.norm(lin - grey)) / max(grey, 1e-6)
+
+
+def truth_of(meta: dict[str, Any]) -> tuple[int, int, int]:
+    """An image's true colour (8-bit sRGB): the target's hex code where the image shows a transformed
+    albedo, else the albedo itself (:meth:`Diagnostic.target_of`)."""
+    target = meta["target"]
+    rgb = [int(target[k : k + 2], 16) for k in (1, 3, 5)] if target.startswith("#") else meta["rgb"]
+    return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+
+
+def _oracle_chunk(args: tuple[str, list[int]]) -> list[tuple[int, int]]:
+    """Each image scored by the default with the gloss test answered by its material, and with the
+    diffuse line given its truth's saturation: 1 / 0 passed or not, -1 where the oracle knows nothing
+    (a material of unknown gloss)."""
+    system, idx = args
+    meta, imgs, masks = _DATA["data"]
+    out = []
+    for i in idx:
+        m = meta[i]
+        row = []
+        glossy = GLOSS_OF_MATERIAL.get(m["material"])
+        truth = truth_of(m)
+        for options in ({"glossy": glossy}, {"truth": truth}):
+            if next(iter(options.values())) is None:
+                row.append(-1)
+                continue
+            scorer = StudyScorer(system, **options)
+            row.append(int(scorer.score_image(imgs[i], m["target"], mask=masks[i])[0].passed))
+        out.append((row[0], row[1]))
+    return out
+
+
+def ceiling_table(
+    families: np.ndarray, default: np.ndarray, oracles: np.ndarray, outcomes: dict[str, np.ndarray]
+) -> list[tuple[str, int, float, float | None, float | None, float, list[tuple[str, int]]]]:
+    """Per family: (family, images, the default's accuracy, with the gloss test answered by the
+    material, with the diffuse line at the truth's saturation, the best single setting value per
+    image, the values that pass most of the default's failures). ``default``: every image's pass;
+    ``oracles``: :func:`_oracle_chunk`'s rows (-1: the oracle knows nothing there, and the default's
+    outcome stands); ``outcomes``: every setting value's passes, named "setting=value". An oracle no
+    image of a family can use is None."""
+    rows = []
+    union = np.logical_or.reduce([default, *outcomes.values()])
+    for f in sorted(set(families.tolist())):
+        sel = families == f
+        base = default[sel]
+        cells: list[float | None] = []
+        for k in range(2):
+            o = oracles[sel, k]
+            cells.append(None if (o < 0).all() else 100 * float(np.where(o < 0, base, o == 1).mean()))
+        failed = ~base
+        rescue = sorted(
+            ((name, int((res[sel] & failed).sum())) for name, res in outcomes.items()), key=lambda r: (-r[1], r[0])
+        )
+        rows.append(
+            (
+                f,
+                int(sel.sum()),
+                100 * float(base.mean()),
+                cells[0],
+                cells[1],
+                100 * float(union[sel].mean()),
+                [r for r in rescue if r[1] > 0][:3],
+            )
+        )
+    return rows
+
+
+def ceiling(args: argparse.Namespace) -> None:
+    """``--ceiling``: how far the present scorer reaches on each family, tuning and held-out ones —
+    the default; the default with its gloss test answered by the material; with its diffuse line at
+    the truth's saturation; and the best of every value of every setting (:data:`SETTINGS`), chosen
+    per image (an oracle no default can be: it knows which value passes)."""
+    from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
+
+    data = every_family_images(args)
+    meta = data[0]
+    n = len(meta)
+    families = np.array([m["family"] for m in meta])
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(
+        max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
+    ) as pool:
+        default = score_all(pool, args.system, {}, n)[:, 0]
+        chunks = [(args.system, list(range(i, min(i + 200, n)))) for i in range(0, n, 200)]
+        oracles = np.array([r for part in pool.map(_oracle_chunk, chunks) for r in part], dtype=int)
+        outcomes = {
+            f"{setting}={name}": score_all(pool, args.system, options, n)[:, 0]
+            for setting, values in SETTINGS.items()
+            if not args.setting or setting in args.setting
+            for name, options in values.items()
+        }
+    print(
+        f"{n} images, {len(outcomes)} setting values, exact masks ({time.perf_counter() - t0:.0f} s): "
+        "the default; its gloss test answered by the material (rendered families); its diffuse line at "
+        "the truth's saturation; the best setting value per image"
+    )
+    for f, k, acc, gloss, sat, best, rescue in ceiling_table(families, default, oracles, outcomes):
+        held = " (held out)" if f in HELD_OUT_FAMILIES else ""
+        cells = " ".join("    —   " if v is None else f"{v:7.2f} " for v in (gloss, sat))
+        print(
+            f"  {f + held:22s} {k:5d} images  {acc:6.2f}  {cells} {best:6.2f} %"
+            + (f"   rescued most by {', '.join(f'{name} {c}' for name, c in rescue)}" if rescue else "")
+        )
+
+
 def cache_path(args: argparse.Namespace, family: str = "all") -> Path:
     """Where :func:`build` caches a family's images for these arguments (held-out families apart;
     another ``--size`` or ``--spp``, another file)."""
@@ -557,17 +726,24 @@ def image_changes(args: argparse.Namespace) -> list[tuple[str, str]]:
     ]
 
 
-def every_family(args: argparse.Namespace) -> None:
-    """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
-    microfacet), each cached apart; with ``--cut``, ``--surround`` and/or ``--loose`` on the changed images,
-    after the default's accuracy on the images as made and on the changed ones."""
+def every_family_images(args: argparse.Namespace) -> tuple[list[Any], list[np.ndarray], list[np.ndarray]]:
+    """Every image of the tuning families and the held-out ones (recolored, microfacet), each family
+    set cached apart: (meta, images, exact masks), in that order."""
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
     parts = [
         build(args.system, args.quick, cache_path(args, f), family=f, size=args.size, spp=args.spp)
         for f in ("all", *HELD_OUT_FAMILIES)
     ]
-    data = tuple([x for part in parts for x in part[k]] for k in range(3))
+    meta, imgs, masks = ([x for part in parts for x in part[k]] for k in range(3))
+    return meta, imgs, masks
+
+
+def every_family(args: argparse.Namespace) -> None:
+    """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
+    microfacet), each cached apart; with ``--cut``, ``--surround`` and/or ``--loose`` on the changed images,
+    after the default's accuracy on the images as made and on the changed ones."""
+    data = every_family_images(args)
     meta = data[0]
     n = len(meta)
     families = np.array([m["family"] for m in meta])

@@ -123,3 +123,50 @@ def test_loose_masks_grow_by_the_pixels_asked(study):
     (grown,) = study.loose_masks([mask], 2)
     assert grown.sum() == 4 + 8 + 12  # the 2×2 square and two rings of the 4-neighbour cross
     assert grown[mask].all() and not grown[0].any()
+
+
+def test_ceiling_table_takes_each_oracle_where_it_knows_and_the_best_value_per_image(study):
+    families = np.array(["a", "a", "a", "a", "b", "b"])
+    default = np.array([1, 0, 0, 0, 1, 0], dtype=bool)
+    # gloss oracle knows nothing on family b (-1: the default's outcome stands there)
+    oracles = np.array([[1, 1], [1, 0], [0, 1], [-1, 0], [-1, 1], [-1, 1]])
+    outcomes = {
+        "x=1": np.array([1, 1, 0, 0, 0, 0], dtype=bool),
+        "y=2": np.array([0, 1, 1, 0, 1, 1], dtype=bool),
+        "z=3": np.array([1, 0, 0, 0, 1, 0], dtype=bool),
+    }
+    rows = {r[0]: r for r in study.ceiling_table(families, default, oracles, outcomes)}
+    f, n, acc, gloss, sat, best, rescue = rows["a"]
+    assert (n, acc, gloss, sat, best) == (4, 25.0, 50.0, 50.0, 75.0)
+    assert rescue == [("y=2", 2), ("x=1", 1)]  # the default's failures each value passes; none for z
+    f, n, acc, gloss, sat, best, rescue = rows["b"]
+    assert (n, acc, gloss, sat, best, rescue) == (2, 50.0, None, 100.0, 100.0, [("y=2", 1)])
+
+
+def test_the_ceilings_oracles_answer_the_gloss_test_and_give_the_truths_saturation(study):
+    from huebench.benchmarks.gencolor.families import make_image
+    from huebench.color import srgb8_to_linear
+
+    rgb = [200, 60, 40]
+    inputs = {"family": "analytic", "color": "Red", "rgb": rgb, "object": "sphere", "setup": "phong-broad"}
+    known = make_image({**inputs, "material": "glossy", "step": "phong-broad"}, size=48)
+    for answer in (True, False):
+        forced = study.StudyScorer("iscc-nbs-l2", glossy=answer)
+        assert forced.score_image(known.image, "Red", mask=known.mask)[0].glossy is answer
+        assert forced.config()["glossy"] is answer  # an oracle's scores never pass for the default's
+    assert study.truth_of({"target": "Red", "rgb": rgb}) == (200, 60, 40)
+    assert study.truth_of({"target": "#0A80FF", "rgb": rgb}) == (10, 128, 255)
+    # the diffuse line puts every unclipped pixel at the truth's saturation, or at the saturation of
+    # the truth balanced by the light the scorer read
+    truth = (180, 90, 60)
+    px = known.image[known.mask]
+    oracle = study.StudyScorer("iscc-nbs-l2", truth=truth)
+    for light in (None, np.array([1.0, 1.2, 1.5])):
+        oracle._light = light
+        out = srgb8_to_linear(oracle.specular_steps(px, veil=None, glossy=True))
+        lit = out[out.mean(axis=1) > np.quantile(out.mean(axis=1), 0.5)]
+        sat = np.linalg.norm(lit - lit.mean(axis=1, keepdims=True), axis=1) / lit.mean(axis=1)
+        want = study.saturation_of(srgb8_to_linear(np.array(truth, dtype=np.uint8)) / (1.0 if light is None else light))
+        assert np.median(sat) == pytest.approx(want, rel=0.02)
+    with pytest.raises(HuebenchError, match="saturation oracle replaces the default's diffuse line"):
+        study.StudyScorer("iscc-nbs-l2", truth=truth, specular="dichromatic")

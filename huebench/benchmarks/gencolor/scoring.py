@@ -643,14 +643,7 @@ class ColorScorer:
                 img = balance(img, light)
         veil = glossy = None
         if (self.fresnel is not None or self.specular is not None) and inner.sum() >= self.min_pixels:
-            glossy = surface_looks_glossy(
-                img,
-                m,
-                uniformity=self.gloss_uniformity,
-                smooth=self.gloss_smooth,
-                depth=depth,
-                radial=self.gloss_radial,
-            )
+            glossy = self.looks_glossy(img, m, depth)
         if self.fresnel is not None and glossy is not None:
             veil = specular_veil(
                 img,
@@ -674,6 +667,18 @@ class ColorScorer:
                 f"{peeled} pixels at the mask's edge look like the background and were left out; " + score.reason
             )
         return score, full_mask
+
+    def looks_glossy(self, image: NDArray[np.uint8], mask: NDArray[np.bool_], depth: NDArray[np.int32]) -> bool:
+        """The gloss test on the object in its image (:func:`surface_looks_glossy` with this scorer's
+        settings; ``depth``: :func:`mask_depth` of ``mask``)."""
+        return surface_looks_glossy(
+            image,
+            mask,
+            uniformity=self.gloss_uniformity,
+            smooth=self.gloss_smooth,
+            depth=depth,
+            radial=self.gloss_radial,
+        )
 
     def object_pixels(self, image: NDArray[np.uint8], inner: NDArray[np.bool_]) -> NDArray[np.uint8]:
         """The pixels judged: the image's pixels inside the (eroded) mask ``inner``, N×3."""
