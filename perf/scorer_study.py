@@ -48,8 +48,8 @@ import numpy as np
 
 from huebench.benchmarks.gencolor.diagnostic import Diagnostic
 from huebench.benchmarks.gencolor.scoring import SPECULAR, ColorScorer
-from huebench.color import diffuse_reconstruction, remove_specular, srgb8_to_linear
-from huebench.color.reflectance import DichromaticFit, smooth_within
+from huebench.color import albedo_saturation, diffuse_reconstruction, remove_specular, srgb8_to_linear
+from huebench.color.reflectance import smooth_within
 from huebench.errors import HuebenchError
 
 
@@ -148,7 +148,9 @@ class StudyScorer(ColorScorer):
                 px = remove_specular(
                     px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor
                 )
-            if not DichromaticFit(px).fits(0.15):  # achromatic or flat: the default leaves these alone
+            # the default's line leaves achromatic surfaces and flat patches alone: the same tests
+            # (dichromatic_steps' min_saturation, its fit's shading test and its estimate's range test)
+            if albedo_saturation(px) is None:
                 return px
             matte = glossy is False
             lin = srgb8_to_linear(np.asarray(self.truth, dtype=np.uint8))
@@ -254,21 +256,25 @@ def build(
 _DATA: dict[str, Any] = {}
 
 
-def _score_chunk(args: tuple[str, dict[str, Any], list[int]]) -> list[tuple[bool, bool]]:
-    system, options, idx = args
+def _score_chunk(args: tuple[str, dict[str, Any], list[int], bool]) -> list[tuple[bool, bool]]:
+    system, options, idx, far_too = args
     meta, imgs, masks = _DATA["data"]
     scorer = StudyScorer(system, **options)
     out = []
     for i in idx:
         ok = scorer.score_image(imgs[i], meta[i]["target"], mask=masks[i])[0].passed
-        far = scorer.score_image(imgs[i], meta[i]["far"], mask=masks[i])[0].passed
+        far = far_too and scorer.score_image(imgs[i], meta[i]["far"], mask=masks[i])[0].passed
         out.append((ok, far))
     return out
 
 
-def score_all(pool: ProcessPoolExecutor, system: str, options: dict[str, Any], n: int) -> np.ndarray:
+def score_all(
+    pool: ProcessPoolExecutor, system: str, options: dict[str, Any], n: int, *, far: bool = True
+) -> np.ndarray:
+    """Every image's (pass, far colour accepted) under ``options``; ``far=False``: the target only
+    (the far column all False)."""
     chunks = [list(range(i, min(i + 200, n))) for i in range(0, n, 200)]
-    rows = [r for part in pool.map(_score_chunk, [(system, options, c) for c in chunks]) for r in part]
+    rows = [r for part in pool.map(_score_chunk, [(system, options, c, far) for c in chunks]) for r in part]
     return np.array(rows, dtype=bool)
 
 
@@ -425,21 +431,27 @@ def main() -> None:
     )
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
+    unknown = sorted(set(args.setting or ()) - set(SETTINGS))
+    if unknown:
+        ap.error(f"unknown --setting {', '.join(unknown)}; the settings: {', '.join(SETTINGS)}")
+    on = {  # the options that pick what the study does
+        "--oracle": args.oracle,
+        "--ceiling": args.ceiling,
+        "--flat-noise": args.flat_noise,
+        "--light-check": args.light_check,
+        "--setting": bool(args.setting),
+        "--variant": bool(args.variant),
+        "--work-bound": args.work_bound,
+        "--compare": bool(args.compare),
+        "--paired": bool(args.paired),
+        "--dump": bool(args.dump),
+    }
+    alongside = [flag for flag, given in on.items() if given and flag not in ("--ceiling", "--setting")]
+    if args.ceiling and alongside:
+        ap.error(f"--ceiling runs alone (--setting limits its values), not with {', '.join(alongside)}")
     changed = [flag for flag, _ in image_changes(args)]
-    others = [
-        flag
-        for flag, on in (
-            ("--oracle", args.oracle),
-            ("--ceiling", args.ceiling),
-            ("--flat-noise", args.flat_noise),
-            ("--light-check", args.light_check),
-            ("--setting", bool(args.setting)),
-            ("--variant", bool(args.variant)),
-            ("--work-bound", args.work_bound),
-            ("--compare", bool(args.compare)),
-        )
-        if on
-    ]
+    # --paired and --dump take the changed images; every other study its own
+    others = [flag for flag, given in on.items() if given and flag not in ("--paired", "--dump")]
     if changed and others:
         verb = "changes" if len(changed) == 1 else "change"
         ap.error(f"{' and '.join(changed)} {verb} the images of --paired and --dump only, not of {', '.join(others)}")
@@ -633,11 +645,11 @@ def ceiling(args: argparse.Namespace) -> None:
     with ProcessPoolExecutor(
         max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
     ) as pool:
-        default = score_all(pool, args.system, {}, n)[:, 0]
+        default = score_all(pool, args.system, {}, n, far=False)[:, 0]
         chunks = [(args.system, list(range(i, min(i + 200, n)))) for i in range(0, n, 200)]
         oracles = np.array([r for part in pool.map(_oracle_chunk, chunks) for r in part], dtype=int)
         outcomes = {
-            f"{setting}={name}": score_all(pool, args.system, options, n)[:, 0]
+            f"{setting}={name}": score_all(pool, args.system, options, n, far=False)[:, 0]
             for setting, values in SETTINGS.items()
             if not args.setting or setting in args.setting
             for name, options in values.items()

@@ -126,21 +126,68 @@ def test_loose_masks_grow_by_the_pixels_asked(study):
 
 
 def test_ceiling_table_takes_each_oracle_where_it_knows_and_the_best_value_per_image(study):
-    families = np.array(["a", "a", "a", "a", "b", "b"])
-    default = np.array([1, 0, 0, 0, 1, 0], dtype=bool)
-    # gloss oracle knows nothing on family b (-1: the default's outcome stands there)
-    oracles = np.array([[1, 1], [1, 0], [0, 1], [-1, 0], [-1, 1], [-1, 1]])
+    families = np.array(["a", "a", "a", "a", "a", "b", "b"])
+    default = np.array([1, 0, 0, 1, 0, 1, 0], dtype=bool)
+    # -1: the oracle knows nothing there and the default's outcome stands (image 3 passes by default)
+    oracles = np.array([[1, 1], [1, 0], [0, 1], [-1, 0], [0, 0], [-1, 1], [-1, 1]])
     outcomes = {
-        "x=1": np.array([1, 1, 0, 0, 0, 0], dtype=bool),
-        "y=2": np.array([0, 1, 1, 0, 1, 1], dtype=bool),
-        "z=3": np.array([1, 0, 0, 0, 1, 0], dtype=bool),
+        "v=1": np.array([0, 1, 0, 0, 0, 0, 0], dtype=bool),
+        "w=2": np.array([0, 1, 1, 0, 0, 0, 1], dtype=bool),
+        "x=3": np.array([1, 0, 1, 1, 1, 0, 0], dtype=bool),
+        "y=4": np.array([0, 1, 1, 0, 1, 0, 0], dtype=bool),
+        "z=5": np.array([1, 0, 0, 0, 0, 0, 0], dtype=bool),  # passes only what the default passes
     }
     rows = {r[0]: r for r in study.ceiling_table(families, default, oracles, outcomes)}
     f, n, acc, gloss, sat, best, rescue = rows["a"]
-    assert (n, acc, gloss, sat, best) == (4, 25.0, 50.0, 50.0, 75.0)
-    assert rescue == [("y=2", 2), ("x=1", 1)]  # the default's failures each value passes; none for z
+    assert (n, acc, gloss, sat, best) == (5, 40.0, 60.0, 40.0, 100.0)
+    # the default's failures each value passes, most first, three at most; none for z
+    assert rescue == [("y=4", 3), ("w=2", 2), ("x=3", 2)]
     f, n, acc, gloss, sat, best, rescue = rows["b"]
-    assert (n, acc, gloss, sat, best, rescue) == (2, 50.0, None, 100.0, 100.0, [("y=2", 1)])
+    assert (n, acc, gloss, sat, best, rescue) == (2, 50.0, None, 100.0, 100.0, [("w=2", 1)])
+    # the union keeps what the default passes even where no value does
+    assert study.ceiling_table(families, default, oracles, {})[0][5] == 40.0
+
+
+def test_the_truth_oracle_is_the_default_line_but_for_its_saturation(study, monkeypatch):
+    """Given the saturation the default estimates, the oracle's steps are the default's, pixel for
+    pixel: the same floor (none once a veil came off), the same clipped pixels kept on a matte
+    surface, the same surfaces left alone (achromatic, no shading, too little shading range)."""
+    from huebench.benchmarks.gencolor.families import make_image
+    from huebench.benchmarks.gencolor.scoring import DIFFUSE_QUANTILE, MATTE_QUANTILE, ColorScorer
+    from huebench.color import albedo_saturation, linear_to_srgb8, remove_specular, srgb8_to_linear
+
+    rng = np.random.default_rng(3)
+    inputs = {"family": "analytic", "color": "Red", "object": "sphere", "material": "glossy"}
+    red = make_image({**inputs, "rgb": [200, 60, 40], "setup": "phong-broad", "step": "phong-broad"}, size=48)
+    grey = make_image({**inputs, "rgb": [128, 128, 130], "setup": "phong-broad", "step": "phong-broad"}, size=48)
+    matte = make_image({**inputs, "rgb": [200, 60, 40], "setup": "lambert", "step": "lambert"}, size=48)
+    bright = make_image({**inputs, "rgb": [255, 150, 40], "setup": "phong-broad", "step": "phong-broad"}, size=48)
+    ramp = np.linspace(0.88, 1.0, 400)[:, None] * np.array([220.0, 90.0, 60.0])  # shading, but a narrow range
+    flat = np.clip(np.array([200.0, 60.0, 40.0]) + rng.normal(0, 1.5, (400, 3)), 0, 255)
+    surfaces = {
+        "red sphere": red.image[red.mask],
+        "matte red sphere under a white floor": linear_to_srgb8(srgb8_to_linear(matte.image[matte.mask]) + 0.02),
+        "orange sphere, red channel clipped": bright.image[bright.mask],
+        "grey sphere": grey.image[grey.mask],
+        "narrow ramp": np.round(ramp).astype(np.uint8),
+        "flat patch": np.round(flat).astype(np.uint8),
+    }
+    default = ColorScorer("iscc-nbs-l2")
+    oracle = study.StudyScorer("iscc-nbs-l2", truth=(1, 2, 3))
+    reconstructed = floors = 0
+    for name, px in surfaces.items():
+        for veil in (None, 0.01):
+            for glossy in (True, False):
+                floored = px if veil is not None else remove_specular(px, method="fitted-floor")
+                q = MATTE_QUANTILE if glossy is False else DIFFUSE_QUANTILE
+                estimate = albedo_saturation(floored, quantile=q)
+                monkeypatch.setattr(study, "saturation_of", lambda lin, e=estimate: e if e is not None else 1.0)
+                want = default.specular_steps(px, veil, glossy)
+                assert np.array_equal(oracle.specular_steps(px, veil, glossy), want), (name, veil, glossy)
+                reconstructed += not np.array_equal(want, floored)
+                floors += not np.array_equal(floored, px)
+    assert reconstructed >= 12 and floors >= 2  # the spheres' lines moved their pixels; a floor came off
+    assert (surfaces["orange sphere, red channel clipped"] >= 254).any(axis=1).sum() >= 20
 
 
 def test_the_ceilings_oracles_answer_the_gloss_test_and_give_the_truths_saturation(study):
@@ -170,3 +217,14 @@ def test_the_ceilings_oracles_answer_the_gloss_test_and_give_the_truths_saturati
         assert np.median(sat) == pytest.approx(want, rel=0.02)
     with pytest.raises(HuebenchError, match="saturation oracle replaces the default's diffuse line"):
         study.StudyScorer("iscc-nbs-l2", truth=truth, specular="dichromatic")
+
+
+def test_the_ceiling_runs_alone_and_knows_its_settings(study, monkeypatch, capsys):
+    for argv, message in (
+        (["--ceiling", "--paired", "x={}"], "--ceiling runs alone (--setting limits its values), not with --paired"),
+        (["--ceiling", "--setting", "fresnell"], "unknown --setting fresnell; the settings: fresnel,"),
+    ):
+        monkeypatch.setattr("sys.argv", ["scorer_study.py", *argv])
+        with pytest.raises(SystemExit) as stop:
+            study.main()
+        assert stop.value.code == 2 and message in capsys.readouterr().err

@@ -266,8 +266,9 @@ class ColorScore:
 class ColorScorer:
     """Score pixels against a target colour of a system (see the module doc).
 
-    Two steps are methods so that a study can vary them (``perf/scorer_study.py``'s
-    ``StudyScorer``): :meth:`object_pixels` (the pixels judged) and :meth:`specular_steps`.
+    Three steps are methods so that a study can vary them (``perf/scorer_study.py``'s
+    ``StudyScorer``): :meth:`object_pixels` (the pixels judged), :meth:`looks_glossy` (the gloss
+    test) and :meth:`specular_steps`.
     """
 
     def __init__(
