@@ -268,13 +268,17 @@ def _score_chunk(args: tuple[str, dict[str, Any], list[int], bool]) -> list[tupl
     return out
 
 
+def chunks(n: int, size: int = 200) -> list[list[int]]:
+    """Image indices 0 … n − 1 in runs of ``size``: one task of the process pool each."""
+    return [list(range(i, min(i + size, n))) for i in range(0, n, size)]
+
+
 def score_all(
     pool: ProcessPoolExecutor, system: str, options: dict[str, Any], n: int, *, far: bool = True
 ) -> np.ndarray:
     """Every image's (pass, far colour accepted) under ``options``; ``far=False``: the target only
     (the far column all False)."""
-    chunks = [list(range(i, min(i + 200, n))) for i in range(0, n, 200)]
-    rows = [r for part in pool.map(_score_chunk, [(system, options, c, far) for c in chunks]) for r in part]
+    rows = [r for part in pool.map(_score_chunk, [(system, options, c, far) for c in chunks(n)]) for r in part]
     return np.array(rows, dtype=bool)
 
 
@@ -580,17 +584,16 @@ def _oracle_chunk(args: tuple[str, list[int]]) -> list[tuple[int, int]]:
     meta, imgs, masks = _DATA["data"]
     out = []
     for i in idx:
-        m = meta[i]
-        row = []
+        m, image, mask = meta[i], imgs[i], masks[i]
         glossy = GLOSS_OF_MATERIAL.get(m["material"])
-        truth = truth_of(m)
-        for options in ({"glossy": glossy}, {"truth": truth}):
-            if next(iter(options.values())) is None:
-                row.append(-1)
-                continue
-            scorer = StudyScorer(system, **options)
-            row.append(int(scorer.score_image(imgs[i], m["target"], mask=masks[i])[0].passed))
-        out.append((row[0], row[1]))
+        gloss = StudyScorer(system, glossy=glossy) if glossy is not None else None
+        sat = StudyScorer(system, truth=truth_of(m))
+        out.append(
+            (
+                -1 if gloss is None else int(gloss.score_image(image, m["target"], mask=mask)[0].passed),
+                int(sat.score_image(image, m["target"], mask=mask)[0].passed),
+            )
+        )
     return out
 
 
@@ -646,8 +649,8 @@ def ceiling(args: argparse.Namespace) -> None:
         max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
     ) as pool:
         default = score_all(pool, args.system, {}, n, far=False)[:, 0]
-        chunks = [(args.system, list(range(i, min(i + 200, n)))) for i in range(0, n, 200)]
-        oracles = np.array([r for part in pool.map(_oracle_chunk, chunks) for r in part], dtype=int)
+        tasks = [(args.system, c) for c in chunks(n)]
+        oracles = np.array([r for part in pool.map(_oracle_chunk, tasks) for r in part], dtype=int)
         outcomes = {
             f"{setting}={name}": score_all(pool, args.system, options, n, far=False)[:, 0]
             for setting, values in SETTINGS.items()
@@ -775,8 +778,7 @@ def every_family(args: argparse.Namespace) -> None:
         max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
     ) as pool:
         if args.dump:
-            chunks = [(args.system, list(range(i, min(i + 200, n)))) for i in range(0, n, 200)]
-            rows = [r for part in pool.map(_dump_chunk, chunks) for r in part]
+            rows = [r for part in pool.map(_dump_chunk, [(args.system, c) for c in chunks(n)]) for r in part]
             np.save(args.dump, np.array(rows, dtype=np.float64))
             print(f"{len(rows)} scores of {n} images ({', '.join(DUMP_COLUMNS)}) → {args.dump}")
         if not args.paired and original is None:
