@@ -742,8 +742,8 @@ def image_changes(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def every_family_images(args: argparse.Namespace) -> tuple[list[Any], list[np.ndarray], list[np.ndarray]]:
-    """Every image of the tuning families and the held-out ones (recolored, microfacet), each family
-    set cached apart: (meta, images, exact masks), in that order."""
+    """Every image of the tuning families and the held-out ones (``HELD_OUT_FAMILIES``), each
+    family set cached apart: (meta, images, exact masks), in that order."""
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
     parts = [
@@ -755,8 +755,7 @@ def every_family_images(args: argparse.Namespace) -> tuple[list[Any], list[np.nd
 
 
 def every_family(args: argparse.Namespace) -> None:
-    """``--paired`` and ``--dump``: the tuning families and the held-out ones (recolored,
-    microfacet), each cached apart; with ``--cut``, ``--surround`` and/or ``--loose`` on the changed images,
+    """``--paired`` and ``--dump``: the tuning families and the held-out ones, each cached apart; with ``--cut``, ``--surround`` and/or ``--loose`` on the changed images,
     after the default's accuracy on the images as made and on the changed ones."""
     data = every_family_images(args)
     meta = data[0]

@@ -647,6 +647,10 @@ def test_gloss_and_shading_kernels_decide_as_the_numpy_steps(monkeypatch):
 
     rng = np.random.default_rng(23)
     cases = list(_glossy_surfaces(rng))
+    for share in (0.75, 0.8, 0.85):  # cel shading: flat bands, where only the banded test sees shading
+        tone = np.where(rng.random(500) < share, 1.0, rng.uniform(0.3, 0.6))[:, None]
+        lin = np.clip(rng.uniform(0.2, 0.9, 3) * tone + rng.normal(0, 0.004, (500, 3)), 0, 1)
+        cases.append(cv.linear_to_srgb8(lin))
     settings = ((0.955, 2.0, 0.15), (0.955, None, 0.15), (0.9, 1.0, 0.05), (0.99, 3.0, 0.3))
     calls = []
     looks = _kernels.looks_glossy
@@ -655,6 +659,7 @@ def test_gloss_and_shading_kernels_decide_as_the_numpy_steps(monkeypatch):
         [reflectance.looks_glossy(px, uniformity=u, radial=r, min_saturation=s) for u, r, s in settings] for px in cases
     ]
     shading = [reflectance.has_shading(cv.srgb8_to_linear(px)) for px in cases]
+    banded = [reflectance.has_shading(cv.srgb8_to_linear(px), bands=True) for px in cases]
     assert len(calls) == len(cases) * len(settings)
     monkeypatch.setattr(_kernels, "enabled", lambda n: False)
     reference = [
@@ -662,6 +667,9 @@ def test_gloss_and_shading_kernels_decide_as_the_numpy_steps(monkeypatch):
     ]
     assert compiled == reference
     assert shading == [reflectance.has_shading(cv.srgb8_to_linear(px)) for px in cases]
+    assert banded == [reflectance.has_shading(cv.srgb8_to_linear(px), bands=True) for px in cases]
+    assert all(b or not s for s, b in zip(shading, banded, strict=True))  # bands only ever add shading
+    assert banded[-3:] == [True] * 3 and shading[-3:] == [False] * 3
     assert len(calls) == len(cases) * len(settings)  # the reference took no kernel
     flat = [v for row in compiled for v in row]
     assert 0.2 < sum(flat) / len(flat) < 0.8 and 0.2 < sum(shading) / len(shading) < 0.95  # both answers

@@ -342,6 +342,62 @@ def test_shading_is_told_from_pixel_noise():
     assert not rf.has_shading(flat) and rf.has_shading(shaded)
     grey = np.clip(0.4 + rng.normal(0, 0.01, (2000, 3)), 0, 1)  # near-grey: the whole chroma plane is noise
     assert not rf.has_shading(grey) and rf.has_shading(grey * rng.uniform(0.3, 1.0, (2000, 1)))
+    # unimodal noise: the 10-to-90 % range gives the MAD's answer, so bands change nothing
+    assert not rf.has_shading(flat, bands=True) and not rf.has_shading(grey, bands=True)
+
+
+@pytest.mark.parametrize("lit_share", [0.6, 0.8])
+def test_flat_bands_of_lightness_are_shading(lit_share):
+    """Cel shading: most pixels share the lit band's value, so the MAD is the noise's and the
+    test alone calls the surface flat; the 10-to-90 % range sees the shadow band."""
+    rng = np.random.default_rng(3)
+    albedo = srgb_to_linear(np.array(BLUE) / 255.0)
+    tone = np.where(rng.random(2000) < lit_share, 1.0, 0.45)[:, None]
+    cel = np.clip(albedo * tone + rng.normal(0, 0.002, (2000, 3)), 0, 1)
+    assert not rf.has_shading(cel)
+    assert rf.has_shading(cel, bands=True)
+    px = linear_to_srgb8(cel)
+    assert rf.unclipped_shading(px) is False and rf.lightness_varies(px)
+
+
+@pytest.mark.parametrize(
+    ("body", "print_rgb"),
+    [
+        ((48, 48, 48), (40, 160, 90)),  # a green print on dark grey: not the grey lit
+        ((3, 2, 2), (128, 0, 0)),  # maroon on black: a black median has no colour to bring up
+        ((40, 60, 140), (230, 200, 60)),  # a yellow print on blue: another colour, lit
+    ],
+)
+def test_a_print_of_another_colour_is_not_a_band(body, print_rgb):
+    """A dark body (8-bit noise σ 1.5) with a lighter print of another colour on a fifth of it: the
+    print widens the lightness range as bands do, but the lit pixels (the print) are not the
+    body's colour lit, so the surface stays flat (a lit window would take the print for the
+    object). The same body with its own colour, lit, on that fifth is bands of one colour."""
+    rng = np.random.default_rng(5)
+    noisy = np.array(body) + rng.normal(0, 1.5, (2000, 3))
+    printed = rng.random(2000) < 0.2
+    px = np.clip(np.rint(noisy), 0, 255).astype(np.uint8)
+    px[printed] = print_rgb
+    assert rf.unclipped_shading(px) is False and rf.has_shading(srgb_to_linear(px / 255.0), bands=True)
+    assert not rf.lightness_varies(px)
+    lit = linear_to_srgb8(srgb_to_linear(np.array(body) / 255.0) * 2.5)
+    px[printed] = lit
+    assert rf.lightness_varies(px) == (body != (3, 2, 2))
+
+
+def test_a_clipped_lit_band_is_a_band():
+    """A bright colour's lit band has a channel at the ceiling: without it the unclipped pixels
+    are the shadow band alone, flat; over every pixel the bands show."""
+    rng = np.random.default_rng(4)
+    lit = np.tile([240, 248, 255], (1400, 1))  # CSS AliceBlue: blue at the ceiling
+    shadow = linear_to_srgb8(srgb_to_linear(np.array([240, 248, 255]) / 255.0) * 0.45)
+    px = np.vstack([lit, np.tile(shadow, (600, 1))]).astype(np.int64) + rng.integers(-1, 2, (2000, 3))
+    px = np.clip(px, 0, 255).astype(np.uint8)
+    px[:1400, 2] = 255
+    assert rf.unclipped_shading(px) is False
+    assert rf.lightness_varies(px)
+    flat = np.clip(np.tile([240, 248, 255], (2000, 1)) + rng.integers(-2, 3, (2000, 3)), 0, 255).astype(np.uint8)
+    assert not rf.lightness_varies(flat)
 
 
 def test_the_main_colour_keeps_shading_and_highlights_and_drops_a_print():

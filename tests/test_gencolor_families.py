@@ -462,3 +462,54 @@ def test_truths_clipped_before_the_white_balance_are_reported_apart(tmp_path, cl
     line = next(x for x in " ".join(out.split()).split("illuminant ")[1:] if "clipped" in x)
     assert code in (0, 1) and line.startswith(f"{len(clipped)} images whose truth was clipped")
     assert f"the other {len(rest)}:" in line
+
+
+def test_the_held_out_illustrated_family_draws_its_lit_band_at_the_albedo():
+    """Cel shading and flat paint: made after version 16, never in 'all'; the lit band is the
+    albedo itself, a white spot marks the glossy set-ups, an ink outline lies inside the mask."""
+    samples = fam.family_samples("illustrated", L2)
+    assert len(samples) == 29 * len(fam.ILLUSTRATED_SETUPS) == 348 and "illustrated" in fam.HELD_OUT_FAMILIES
+    assert "illustrated" not in fam.FAMILIES and {s["material"] for s in samples} == {"diffuse", "glossy"}
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)
+    by = {(s["color"], s["setup"]): s for s in samples}
+    cel = fam.make_image(by["Blue", "cel-white"], size=48)
+    assert cel.truth == tuple(by["Blue", "cel-white"]["rgb"])
+    px = cel.image[cel.mask]
+    values, counts = np.unique(px, axis=0, return_counts=True)
+    assert tuple(values[counts.argmax()]) == cel.truth and counts.max() > 0.5 * len(px)  # the lit band
+    assert np.array_equal(cel.image, fam.make_image(by["Blue", "cel-white"], size=48).image)
+    assert (cel.image[0] == 255).all() and (cel.image[:, 0] == 255).all()  # a flat white backdrop
+    spot = fam.make_image(by["Blue", "cel-gloss-outline-white"], size=48)
+    lum = spot.image[spot.mask].astype(int).sum(axis=1)
+    assert (lum >= 3 * 250).any() and (lum <= 3 * 40).sum() > 20  # a white spot and the ink line
+    grey = fam.make_image(by["Blue", "cel3-grey"], size=48).image
+    assert len(np.unique(grey[cel.mask], axis=0)) > 3  # three bands and their anti-aliased edges
+    jpeg = fam.make_image(by["Blue", "cel-noise-jpeg90-cream"], size=48)
+    assert jpeg.truth == cel.truth and len(np.unique(jpeg.image[jpeg.mask], axis=0)) > 50
+
+
+@pytest.mark.parametrize("color", ["Blue", "Pink", "Gray"])
+def test_a_cel_shaded_object_is_judged_by_its_lit_band(color):
+    """Two flat bands: most pixels share the lit band's value, so the MAD-based shading test read
+    the surface as flat, the lit window stood down and the shadow band pulled the colour darker
+    (version 16: ΔE00 5-7 on these). The band test keeps the window (version 17)."""
+    sample = next(s for s in fam.family_samples("illustrated", L2) if s["color"] == color and s["setup"] == "cel-white")
+    known = fam.make_image(sample, size=48)
+    score = ColorScorer("iscc-nbs-l2").score_image(known.image, color, mask=known.mask)[0]
+    truth_l = srgb_to_lab(np.array([known.truth], dtype=np.uint8))[0, 0]
+    assert score.passed and abs(score.dominant_lab[0] - truth_l) < 1.5, score.reason
+    whole = ColorScorer("iscc-nbs-l2", lightness_window=None).score_image(known.image, color, mask=known.mask)[0]
+    assert whole.dominant_lab[0] < truth_l - 3  # what the flat verdict amounted to
+
+
+def test_a_bright_cel_object_with_a_clipped_lit_band_keeps_its_window():
+    """CSS3 AliceBlue drawn in two bands: its lit band has blue at 255, so the unclipped pixels are
+    the shadow band alone and look flat; over every pixel the bands show (version 17)."""
+    sample = next(
+        s
+        for s in fam.family_samples("illustrated", list(load_system("css3")))
+        if s["color"] == "AliceBlue" and s["setup"] == "cel-side-light-white"
+    )
+    known = fam.make_image(sample, size=48)
+    score = ColorScorer("css3").score_image(known.image, "AliceBlue", mask=known.mask)[0]
+    assert score.passed and score.delta_e00 < 2.0, score.reason

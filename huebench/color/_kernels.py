@@ -163,6 +163,8 @@ RCBRT_COEFFS = (
 #: the fast cube root covers (0, CBRT_MAX) after the exact reductions by 8 (more than the
 #: 8-bit sRGB gamut, whose X/Xn reaches 1.00005); above it the Lab kernel falls back to np.cbrt
 CBRT_MAX = 8.0
+#: the 10-to-90 % range of a normal distribution in standard deviations (2 × its 90 % quantile)
+NORMAL_RANGE_10_90 = 2.5631031310892007
 
 if AVAILABLE:
     _A0, _A1, _A2, _A3, _A4, _A5, _A6, _A7, _A8, _A9 = ATAN_COEFFS
@@ -988,7 +990,17 @@ if AVAILABLE:
         return 1.4826 * _median(x)
 
     @_exact_jit()
-    def _has_shading(lin, factor):  # pragma: no cover - compiled
+    def _range_along(lin, e0, e1, e2):  # pragma: no cover - compiled
+        # the 10-to-90 % range of the pixels' projections on (e0, e1, e2) over a normal
+        # distribution's (NORMAL_RANGE_10_90)
+        n = lin.shape[0]
+        x = np.empty(n)
+        for i in range(n):
+            x[i] = lin[i, 0] * e0 + lin[i, 1] * e1 + lin[i, 2] * e2
+        return (_quantile(x, 0.9) - _quantile(x, 0.1)) / NORMAL_RANGE_10_90
+
+    @_exact_jit()
+    def _has_shading(lin, factor, bands=False):  # pragma: no cover - compiled
         n = lin.shape[0]
         w = 1 / np.sqrt(3.0)
         m0 = m1 = m2 = 0.0
@@ -1010,7 +1022,10 @@ if AVAILABLE:
             a = _spread_along(lin, r, -r, 0.0)
             b = _spread_along(lin, w * 0.0 - w * -r, w * r - w * 0.0, w * -r - w * r)
             noise = max(a, b)
-        return _spread_along(lin, w, w, w) > factor * max(noise, 1e-9)
+        along = _spread_along(lin, w, w, w)
+        if bands:
+            along = max(along, _range_along(lin, w, w, w))
+        return along > factor * max(noise, 1e-9)
 
     @_exact_jit()
     def _looks_glossy(rgb, table, clipped, uniformity, min_saturation, radial, shading_factor):  # pragma: no cover
@@ -1687,9 +1702,9 @@ def masked_blur(
     return out
 
 
-def has_shading(lin: NDArray[np.float64], factor: float) -> bool:
+def has_shading(lin: NDArray[np.float64], factor: float, bands: bool = False) -> bool:
     """reflectance.has_shading on N×3 linear RGB (at least one pixel)."""
-    return bool(_has_shading(np.ascontiguousarray(lin, dtype=np.float64), float(factor)))
+    return bool(_has_shading(np.ascontiguousarray(lin, dtype=np.float64), float(factor), bool(bands)))
 
 
 def looks_glossy(

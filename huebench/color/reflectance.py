@@ -58,7 +58,7 @@ from huebench.color.conversions import (
     srgb_to_lab,
     srgb_to_linear,
 )
-from huebench.color.difference import within_and_nearer
+from huebench.color.difference import delta_e, within_and_nearer
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
@@ -97,6 +97,7 @@ __all__ = [
     "grow_mask",
     "has_shading",
     "light_colour",
+    "lightness_varies",
     "looks_glossy",
     "main_color_pixels",
     "mask_depth",
@@ -206,6 +207,9 @@ FIT_PIXELS = 20000
 CLIPPED = 254
 #: :func:`has_shading`: the grey axis's spread must exceed the noise directions' by this factor
 SHADING_FACTOR = 3.0
+#: :func:`lightness_varies`: flat bands are one colour's when the lit band is within this CIEDE2000
+#: of the median pixel brought to its luminance — GenColorBench's own threshold for one colour
+BAND_DELTA_E = 5.0
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -426,19 +430,59 @@ def unclipped_shading(rgb8: NDArray[np.uint8]) -> bool | None:
     return has_shading(srgb8_to_linear(below)) if len(below) >= 10 else None
 
 
-def has_shading(lin: NDArray[np.float64], factor: float = SHADING_FACTOR) -> bool:
+def lightness_varies(rgb8: NDArray[np.uint8], *, lit_from: float = 0.85) -> bool:
+    """Does an object's lightness vary beyond its pixel noise, so that its lit pixels can be told
+    from the rest (N×3 8-bit pixels, at least 10)? :func:`unclipped_shading`, or — where that finds
+    the unclipped pixels flat — flat bands of one colour (cel shading, flat paint), whose lit band
+    may be the clipped one: :func:`has_shading` with ``bands`` over every pixel, and the lit band
+    (the pixels from the ``lit_from`` quantile of luminance) within :data:`BAND_DELTA_E` of the
+    median pixel brought to its luminance, that median pixel itself further than that from black.
+    A print of another colour on a darker body widens the lightness range as bands do, and a lit
+    window would take the print for the object."""
+    if unclipped_shading(rgb8) is not False:
+        return True
+    lin = srgb8_to_linear(fit_sample_of(np.asarray(rgb8)))
+    if not has_shading(lin, bands=True):
+        return False
+    lum = lin @ RGB_TO_XYZ[1]
+    lit = column_medians(lin[lum >= stats.quantile(lum, lit_from)])
+    mid = column_medians(lin)
+    mid_lum = float(mid @ RGB_TO_XYZ[1])
+    if not mid_lum > 0:
+        return False
+    lit_up = np.clip(mid * (float(lit @ RGB_TO_XYZ[1]) / mid_lum), 0.0, 1.0)
+    lab = srgb_to_lab(linear_to_srgb8(np.stack([lit, lit_up, mid])))
+    # a median pixel that is black has no colour to bring up: the body is black, and what is
+    # lighter on it is something else (a print, a reflection)
+    if float(delta_e(lab[2], np.zeros(3))) <= BAND_DELTA_E:
+        return False
+    return bool(delta_e(lab[0], lab[1]) <= BAND_DELTA_E)
+
+
+def has_shading(lin: NDArray[np.float64], factor: float = SHADING_FACTOR, *, bands: bool = False) -> bool:
     """Does lightness vary across the surface (shading, highlights) well beyond the pixel noise?
 
     ``lin``: N×3 linear RGB. Compares the robust spread (1.4826 × MAD) along the grey axis with the
     spread along directions only noise and texture populate (orthogonal to grey and to the mean
     chroma); shading is there when the first exceeds ``factor`` × the second. Flat noisy patches say
     no: their "lit surface" is all of them.
+
+    ``bands``: lightness that steps between flat bands counts too — cel shading, posterised and
+    flat-painted images, where more than half the pixels share one lightness and the MAD is that of
+    the noise alone. The grey axis's spread is then the larger of the MAD's and its 10-to-90 % range
+    over a normal distribution's (:data:`~huebench.color._kernels.NORMAL_RANGE_10_90`), which is the
+    same on unimodal noise. Bands say nothing of their colours: a print of another colour on a
+    fifth of a surface widens the range as much (:func:`lightness_varies` tells them apart).
     """
     if _kernels.enabled(len(lin)) and lin.dtype == np.float64 and lin.ndim == 2 and lin.shape[1] == 3:
-        return _kernels.has_shading(lin, factor)
+        return _kernels.has_shading(lin, factor, bands)
     w = np.full(3, 1 / np.sqrt(3.0))
     noise = max(_spread(lin @ e) for e in _noise_directions(lin))
-    return _spread(lin @ w) > factor * max(noise, 1e-9)
+    along = _spread(lin @ w)
+    if bands:
+        q10, q90 = stats.quantile(lin @ w, [0.1, 0.9])
+        along = max(along, float(q90 - q10) / _kernels.NORMAL_RANGE_10_90)
+    return along > factor * max(noise, 1e-9)
 
 
 def looks_glossy(

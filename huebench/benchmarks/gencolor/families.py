@@ -62,7 +62,7 @@ __all__ = [
 FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
 #: families outside ``all``: made after every default was chosen, to judge the scorer on images
 #: that played no part in choosing anything (``--family recolored``; needs scikit-image)
-HELD_OUT_FAMILIES = ("recolored", "microfacet")
+HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -280,6 +280,80 @@ MICROFACET_SETUPS: dict[str, tuple[str, Shading]] = {
         Shading(diffuse="oren-nayar", roughness=0.2, environment=True, ambient=0.05, light_dir=_RIGHT),
     ),
 }
+
+
+@dataclass(frozen=True)
+class Illustration:
+    """One ``illustrated`` set-up: how the body is drawn rather than lit."""
+
+    style: str = "cel"  # "cel": flat bands of the albedo (linear light); "paint": a ramp in sRGB values
+    bands: tuple[float, ...] = (0.45,)  # cel: each lower band's linear multiplier of the albedo
+    highlight: bool = False  # a white spot (cel: hard-edged; paint: a soft ramp to white)
+    outline: bool = False  # a dark ink line along the silhouette, inside the mask
+    backdrop: tuple[float, float, float] = (1.0, 1.0, 1.0)  # flat sRGB
+    light_dir: tuple[float, float, float] = (-0.45, 0.55, 0.70)
+    noise: float = 0.0  # σ in 8-bit levels, then ``jpeg`` (0: none) as a generator's output is saved
+    jpeg: int = 0
+
+
+_CREAM, _SKY, _GREY = (0.96, 0.93, 0.85), (0.75, 0.85, 0.95), (0.6, 0.6, 0.6)
+#: the held-out ``illustrated`` family's set-ups (made after scorer version 16 was chosen): cel
+#: shading in two or three flat bands and flat-painted sRGB ramps, with and without a white
+#: highlight spot and a dark outline, on flat backdrops (name: material, Illustration)
+ILLUSTRATED_SETUPS: dict[str, tuple[str, Illustration]] = {
+    "cel-white": ("diffuse", Illustration()),
+    "cel-outline-cream": ("diffuse", Illustration(outline=True, backdrop=_CREAM)),
+    "cel-gloss-sky": ("glossy", Illustration(highlight=True, backdrop=_SKY)),
+    "cel-gloss-outline-white": ("glossy", Illustration(highlight=True, outline=True)),
+    "cel3-grey": ("diffuse", Illustration(bands=(0.65, 0.35), backdrop=_GREY)),
+    "cel-side-light-white": ("diffuse", Illustration(light_dir=(0.9, 0.1, 0.42))),
+    "cel-noise-jpeg90-cream": ("diffuse", Illustration(backdrop=_CREAM, noise=2.0, jpeg=90)),
+    "paint-grey": ("diffuse", Illustration(style="paint", backdrop=_GREY)),
+    "paint-gloss-white": ("glossy", Illustration(style="paint", highlight=True)),
+    "paint-outline-cream": ("diffuse", Illustration(style="paint", outline=True, backdrop=_CREAM)),
+    "paint-gloss-outline-sky": ("glossy", Illustration(style="paint", highlight=True, outline=True, backdrop=_SKY)),
+    "paint-dark-backdrop": ("diffuse", Illustration(style="paint", backdrop=(0.1, 0.1, 0.1))),
+}
+
+
+def _illustrated(shape: str, rgb: Sequence[int], ill: Illustration, size: int, seed: int) -> KnownColorImage:
+    """A body drawn as illustrations and generators draw it: the lit band (cel) or the lit end of
+    the ramp (paint) is the albedo itself, so the truth is the albedo."""
+    rng = np.random.default_rng(seed)
+    n = 2 * size  # 2× supersampled, as the analytic images
+    z, inside = _height_field(shape, n, rng)
+    nrm = _normals(z, n)
+    ldir = np.asarray(ill.light_dir, dtype=np.float64)
+    ldir /= np.linalg.norm(ldir)
+    cos_i = np.clip(nrm @ ldir, 0.0, None)
+    half = ldir + np.array([0.0, 0.0, 1.0])
+    cos_h = nrm @ (half / np.linalg.norm(half))
+    if ill.style == "cel":  # bands in linear light: the lit band at the albedo, the others darker
+        edges = np.linspace(0.45, 0.15, len(ill.bands)) if len(ill.bands) > 1 else np.array([0.45])
+        tone = np.ones_like(cos_i)
+        for edge, level in zip(edges, ill.bands, strict=True):
+            tone = np.where(cos_i <= edge, level, tone)
+        body = linear_to_srgb(tone[..., None] * srgb8_to_linear(rgb))
+        spot = (cos_h > 0.97).astype(np.float64)
+    else:  # a ramp of the sRGB values towards black, as a paint program blends
+        body = (np.asarray(rgb, dtype=np.float64) / 255.0) * np.clip(0.35 + 0.75 * cos_i, 0.0, 1.0)[..., None]
+        spot = np.clip((cos_h - 0.9) / 0.1, 0.0, 1.0) ** 2
+    body = np.asarray(body, dtype=np.float64)
+    if ill.highlight:
+        body = body * (1 - spot[..., None]) + spot[..., None]
+    img = np.where(inside[..., None], body, np.asarray(ill.backdrop, dtype=np.float64))
+    if ill.outline:  # 3 supersampled pixels of ink inside the silhouette
+        from scipy import ndimage
+
+        ink = inside & ~ndimage.binary_erosion(inside, iterations=3)
+        img = np.where(ink[..., None], 0.12, img)
+    small = img.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))  # in sRGB values, as drawing programs do
+    mask = inside.reshape(size, 2, size, 2).mean(axis=(1, 3)) >= 0.5
+    out = _noisy8(small, ill.noise, np.random.default_rng(seed + 1))
+    if ill.jpeg:
+        out = _jpeg(out, ill.jpeg)
+    return KnownColorImage(out, mask, _rgb3(rgb))
+
 
 #: the analytic set-ups: (name, material, Shading)
 ANALYTIC_SETUPS: dict[str, tuple[str, Shading]] = {
@@ -514,6 +588,12 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                 out.append(
                     {**base, "object": shape, "setup": setup, "material": MICROFACET_SETUPS[setup][0], "step": setup}
                 )
+        elif family == "illustrated":
+            for i, setup in enumerate(ILLUSTRATED_SETUPS):
+                shape = ANALYTIC_SHAPES[(h + 3 * i + 2) % len(ANALYTIC_SHAPES)]
+                out.append(
+                    {**base, "object": shape, "setup": setup, "material": ILLUSTRATED_SETUPS[setup][0], "step": setup}
+                )
         elif family == "recolored":
             from huebench.benchmarks.gencolor.photos import load_photo_objects
 
@@ -591,6 +671,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _recolored(int(inputs["photo"]), rgb, size)
     if family == "microfacet":
         return _analytic(inputs["object"], rgb, MICROFACET_SETUPS[inputs["setup"]][1], size, s)
+    if family == "illustrated":
+        return _illustrated(inputs["object"], rgb, ILLUSTRATED_SETUPS[inputs["setup"]][1], size, s)
     if family == "illuminant":
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
         return under_light(inputs["object"], rgb, shading, inputs["light"], inputs["white_balance"], size, s)

@@ -94,13 +94,13 @@ from huebench.color.reflectance import (
     fit_veil,
     grow_mask,
     light_colour,
+    lightness_varies,
     main_color_pixels,
     mask_depth,
     neutral_highlights,
     remove_specular,
     specular_veil,
     surface_looks_glossy,
-    unclipped_shading,
 )
 from huebench.errors import HuebenchError, UnknownNameError
 
@@ -120,7 +120,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 16
+SCORER_VERSION = 17
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -518,8 +518,9 @@ class ColorScorer:
         window = self.lightness_window
         # a flat (noisy) surface is all lit: a window would only pick noise. Clipped pixels are left
         # out of the test: the lit half of a bright surface under a warm light would make the
-        # surface "flat" and its shadows part of its colour
-        if window is not None and len(px8) >= 10 and unclipped_shading(px8) is False:
+        # surface "flat" and its shadows part of its colour. Flat bands of lightness (cel shading,
+        # flat paint) are shading: without the window their shadow band is averaged into the colour
+        if window is not None and len(px8) >= 10 and not lightness_varies(px8, lit_from=window[0]):
             window = None
         if self.dominant == "paper":
             dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
