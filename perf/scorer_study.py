@@ -755,8 +755,9 @@ def every_family_images(args: argparse.Namespace) -> tuple[list[Any], list[np.nd
 
 
 def every_family(args: argparse.Namespace) -> None:
-    """``--paired`` and ``--dump``: the tuning families and the held-out ones, each cached apart; with ``--cut``, ``--surround`` and/or ``--loose`` on the changed images,
-    after the default's accuracy on the images as made and on the changed ones."""
+    """``--paired`` and ``--dump``: the tuning families and the held-out ones, each cached apart;
+    with ``--cut``, ``--surround`` and/or ``--loose`` on the changed images, after the default's
+    accuracy on the images as made and on the changed ones."""
     data = every_family_images(args)
     meta = data[0]
     n = len(meta)

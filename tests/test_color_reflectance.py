@@ -346,6 +346,63 @@ def test_shading_is_told_from_pixel_noise():
     assert not rf.has_shading(flat, bands=True) and not rf.has_shading(grey, bands=True)
 
 
+def _robust_spread(x, bands):
+    from statistics import NormalDist
+
+    spread = 1.4826 * np.median(np.abs(x - np.median(x)))
+    q10, q90 = np.quantile(x, [0.1, 0.9])
+    return max(spread, (q90 - q10) / (2 * NormalDist().inv_cdf(0.9))) if bands else spread
+
+
+@pytest.mark.parametrize("case", ["cel", "uniform", "normal", "sub-level noise"])
+@pytest.mark.parametrize("bands", [False, True])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_shading_test_decides_at_the_ratio_of_its_spreads(monkeypatch, case, bands, compiled):
+    """Shading is there when the spread along grey exceeds ``factor`` × the spread across it (the
+    direction orthogonal to grey and the mean chroma); a spread is 1.4826 × the MAD, with ``bands``
+    the larger of it and the 10-to-90 % range over 2 × the normal 90 % quantile. Computed here
+    independently, the ratio is where both paths (compiled and NumPy) turn: on cel bands the range
+    decides, on a uniform spread of lightness the MAD, on sub-level 8-bit noise (MAD 0 across) the
+    range across."""
+    if not compiled:
+        monkeypatch.setattr(rf._kernels, "enabled", lambda n: False)
+    rng = np.random.default_rng(7)
+    colour = srgb_to_linear(np.array([40, 90, 200]) / 255.0)
+    n = 1500
+    if case == "cel":
+        tone = np.where(rng.random(n) < 0.7, 1.0, 0.45)
+    elif case == "uniform":
+        tone = rng.uniform(0.3, 1.0, n)
+    else:
+        tone = np.ones(n)
+    level = 1.5 if case == "normal" else 0.3
+    px = np.clip(np.rint(linear_to_srgb(colour * tone[:, None]) * 255 + rng.normal(0, level, (n, 3))), 0, 255)
+    lin = srgb_to_linear(px / 255.0)
+    w = np.full(3, 1 / np.sqrt(3.0))
+    mean = lin.mean(axis=0)
+    u = (mean - (mean @ w) * w) / np.linalg.norm(mean - (mean @ w) * w)
+    across = np.cross(u, w)
+    ratio = _robust_spread(lin @ w, bands) / max(_robust_spread(lin @ across, bands), 1e-9)
+    if ratio == 0:  # a plateau over half the pixels: the MAD along grey is 0, flat at any factor
+        assert not bands and case in ("cel", "sub-level noise") and not rf.has_shading(lin, 1e-9)
+        return
+    assert rf.has_shading(lin, ratio * (1 - 1e-6), bands=bands)
+    assert not rf.has_shading(lin, ratio * (1 + 1e-6), bands=bands)
+    if case == "uniform":  # the MAD decides: the range alone would give a smaller ratio
+        q10, q90 = np.quantile(lin @ w, [0.1, 0.9])
+        assert 1.4826 * np.median(np.abs(lin @ w - np.median(lin @ w))) > (q90 - q10) / 2.5631
+
+
+def test_the_band_constants_are_the_normal_range_and_the_benchmarks_jnd():
+    from statistics import NormalDist
+
+    from huebench.benchmarks.gencolor.scoring import JND
+
+    assert rf.BAND_DELTA_E == JND == 5.0
+    assert rf.has_shading.__module__ == "huebench.color.reflectance"
+    assert abs(2 * NormalDist().inv_cdf(0.9) - 2.5631031310892007) < 1e-15
+
+
 @pytest.mark.parametrize("lit_share", [0.6, 0.8])
 def test_flat_bands_of_lightness_are_shading(lit_share):
     """Cel shading: most pixels share the lit band's value, so the MAD is the noise's and the
@@ -361,14 +418,14 @@ def test_flat_bands_of_lightness_are_shading(lit_share):
 
 
 @pytest.mark.parametrize(
-    ("body", "print_rgb"),
+    ("body", "print_rgb", "bands"),
     [
-        ((48, 48, 48), (40, 160, 90)),  # a green print on dark grey: not the grey lit
-        ((3, 2, 2), (128, 0, 0)),  # maroon on black: a black median has no colour to bring up
-        ((40, 60, 140), (230, 200, 60)),  # a yellow print on blue: another colour, lit
+        ((48, 48, 48), (40, 160, 90), True),  # green on dark grey: bands, but not the grey lit
+        ((3, 2, 2), (128, 0, 0), True),  # maroon on black: a black median has no colour to bring up
+        ((40, 60, 140), (230, 200, 60), False),  # yellow on blue: the print widens the range across too
     ],
 )
-def test_a_print_of_another_colour_is_not_a_band(body, print_rgb):
+def test_a_print_of_another_colour_is_not_a_band(body, print_rgb, bands):
     """A dark body (8-bit noise σ 1.5) with a lighter print of another colour on a fifth of it: the
     print widens the lightness range as bands do, but the lit pixels (the print) are not the
     body's colour lit, so the surface stays flat (a lit window would take the print for the
@@ -378,7 +435,7 @@ def test_a_print_of_another_colour_is_not_a_band(body, print_rgb):
     printed = rng.random(2000) < 0.2
     px = np.clip(np.rint(noisy), 0, 255).astype(np.uint8)
     px[printed] = print_rgb
-    assert rf.unclipped_shading(px) is False and rf.has_shading(srgb_to_linear(px / 255.0), bands=True)
+    assert rf.unclipped_shading(px) is False and rf.has_shading(srgb_to_linear(px / 255.0), bands=True) is bands
     assert not rf.lightness_varies(px)
     lit = linear_to_srgb8(srgb_to_linear(np.array(body) / 255.0) * 2.5)
     px[printed] = lit
@@ -398,6 +455,9 @@ def test_a_clipped_lit_band_is_a_band():
     assert rf.lightness_varies(px)
     flat = np.clip(np.tile([240, 248, 255], (2000, 1)) + rng.integers(-2, 3, (2000, 3)), 0, 255).astype(np.uint8)
     assert not rf.lightness_varies(flat)
+    # fewer than 10 unclipped pixels: nothing tells the surface flat, the window stays (version 16 too)
+    few = px[:1405].copy()
+    assert rf.unclipped_shading(few) is None and rf.lightness_varies(few)
 
 
 def test_the_main_colour_keeps_shading_and_highlights_and_drops_a_print():

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import math
 import os
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -164,7 +165,7 @@ RCBRT_COEFFS = (
 #: 8-bit sRGB gamut, whose X/Xn reaches 1.00005); above it the Lab kernel falls back to np.cbrt
 CBRT_MAX = 8.0
 #: the 10-to-90 % range of a normal distribution in standard deviations (2 × its 90 % quantile)
-NORMAL_RANGE_10_90 = 2.5631031310892007
+NORMAL_RANGE_10_90 = 2.0 * NormalDist().inv_cdf(0.9)
 
 if AVAILABLE:
     _A0, _A1, _A2, _A3, _A4, _A5, _A6, _A7, _A8, _A9 = ATAN_COEFFS
@@ -978,26 +979,20 @@ if AVAILABLE:
                 out[i, c] = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
 
     @_exact_jit()
-    def _spread_along(lin, e0, e1, e2):  # pragma: no cover - compiled
-        # 1.4826 × the median absolute deviation of the pixels' projections on (e0, e1, e2)
+    def _spread_along(lin, e0, e1, e2, bands=False):  # pragma: no cover - compiled
+        # reflectance._spread of the pixels' projections on (e0, e1, e2): 1.4826 × their median
+        # absolute deviation; with bands the larger of it and their 10-to-90 % range over a normal
+        # distribution's
         n = lin.shape[0]
         x = np.empty(n)
         for i in range(n):
             x[i] = lin[i, 0] * e0 + lin[i, 1] * e1 + lin[i, 2] * e2
+        ranged = (_quantile(x, 0.9) - _quantile(x, 0.1)) / NORMAL_RANGE_10_90 if bands else 0.0
         mid = _median(x)
         for i in range(n):
             x[i] = abs(x[i] - mid)
-        return 1.4826 * _median(x)
-
-    @_exact_jit()
-    def _range_along(lin, e0, e1, e2):  # pragma: no cover - compiled
-        # the 10-to-90 % range of the pixels' projections on (e0, e1, e2) over a normal
-        # distribution's (NORMAL_RANGE_10_90)
-        n = lin.shape[0]
-        x = np.empty(n)
-        for i in range(n):
-            x[i] = lin[i, 0] * e0 + lin[i, 1] * e1 + lin[i, 2] * e2
-        return (_quantile(x, 0.9) - _quantile(x, 0.1)) / NORMAL_RANGE_10_90
+        spread = 1.4826 * _median(x)
+        return max(spread, ranged) if bands else spread
 
     @_exact_jit()
     def _has_shading(lin, factor, bands=False):  # pragma: no cover - compiled
@@ -1016,16 +1011,13 @@ if AVAILABLE:
         if norm > 1e-3 * max(grey, 1e-6) and norm > 1e-6:
             # orthogonal to grey and to the mean chroma
             u0, u1, u2 = c0 / norm, c1 / norm, c2 / norm
-            noise = _spread_along(lin, u1 * w - u2 * w, u2 * w - u0 * w, u0 * w - u1 * w)
+            noise = _spread_along(lin, u1 * w - u2 * w, u2 * w - u0 * w, u0 * w - u1 * w, bands)
         else:  # a near-grey surface: the whole plane orthogonal to grey
             r = 1 / np.sqrt(2.0)
-            a = _spread_along(lin, r, -r, 0.0)
-            b = _spread_along(lin, w * 0.0 - w * -r, w * r - w * 0.0, w * -r - w * r)
+            a = _spread_along(lin, r, -r, 0.0, bands)
+            b = _spread_along(lin, w * 0.0 - w * -r, w * r - w * 0.0, w * -r - w * r, bands)
             noise = max(a, b)
-        along = _spread_along(lin, w, w, w)
-        if bands:
-            along = max(along, _range_along(lin, w, w, w))
-        return along > factor * max(noise, 1e-9)
+        return _spread_along(lin, w, w, w, bands) > factor * max(noise, 1e-9)
 
     @_exact_jit()
     def _looks_glossy(rgb, table, clipped, uniformity, min_saturation, radial, shading_factor):  # pragma: no cover

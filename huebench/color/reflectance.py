@@ -234,8 +234,14 @@ def unclipped(rgb8: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return rgb8[row_all(rgb8 < CLIPPED)]
 
 
-def _spread(x: NDArray[np.float64]) -> float:
-    return float(1.4826 * stats.median(np.abs(x - stats.median(x))))
+def _spread(x: NDArray[np.float64], bands: bool = False) -> float:
+    """A robust standard deviation: 1.4826 × the median absolute deviation; with ``bands`` the
+    larger of it and the 10-to-90 % range over a normal distribution's (:func:`has_shading`)."""
+    spread = float(1.4826 * stats.median(np.abs(x - stats.median(x))))
+    if not bands:
+        return spread
+    q10, q90 = stats.quantile(x, [0.1, 0.9])
+    return max(spread, float(q90 - q10) / _kernels.NORMAL_RANGE_10_90)
 
 
 def _cross(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -439,9 +445,10 @@ def lightness_varies(rgb8: NDArray[np.uint8], *, lit_from: float = 0.85) -> bool
     median pixel brought to its luminance, that median pixel itself further than that from black.
     A print of another colour on a darker body widens the lightness range as bands do, and a lit
     window would take the print for the object."""
-    if unclipped_shading(rgb8) is not False:
+    px = fit_sample_of(np.asarray(rgb8))
+    if unclipped_shading(px) is not False:
         return True
-    lin = srgb8_to_linear(fit_sample_of(np.asarray(rgb8)))
+    lin = srgb8_to_linear(px)
     if not has_shading(lin, bands=True):
         return False
     lum = lin @ RGB_TO_XYZ[1]
@@ -450,7 +457,7 @@ def lightness_varies(rgb8: NDArray[np.uint8], *, lit_from: float = 0.85) -> bool
     mid_lum = float(mid @ RGB_TO_XYZ[1])
     if not mid_lum > 0:
         return False
-    lit_up = np.clip(mid * (float(lit @ RGB_TO_XYZ[1]) / mid_lum), 0.0, 1.0)
+    lit_up = mid * (float(lit @ RGB_TO_XYZ[1]) / mid_lum)  # linear_to_srgb8 clips what exceeds 1
     lab = srgb_to_lab(linear_to_srgb8(np.stack([lit, lit_up, mid])))
     # a median pixel that is black has no colour to bring up: the body is black, and what is
     # lighter on it is something else (a print, a reflection)
@@ -469,20 +476,17 @@ def has_shading(lin: NDArray[np.float64], factor: float = SHADING_FACTOR, *, ban
 
     ``bands``: lightness that steps between flat bands counts too — cel shading, posterised and
     flat-painted images, where more than half the pixels share one lightness and the MAD is that of
-    the noise alone. The grey axis's spread is then the larger of the MAD's and its 10-to-90 % range
-    over a normal distribution's (:data:`~huebench.color._kernels.NORMAL_RANGE_10_90`), which is the
-    same on unimodal noise. Bands say nothing of their colours: a print of another colour on a
-    fifth of a surface widens the range as much (:func:`lightness_varies` tells them apart).
+    the noise alone. Every spread is then the larger of the MAD's and the 10-to-90 % range over a
+    normal distribution's (``NORMAL_RANGE_10_90``, 2.563): the same on normal noise, and noise
+    below one 8-bit level, whose MAD is 0 on either axis, is read by its range. Bands
+    say nothing of their colours: a print of another colour on a fifth of a dark surface widens the
+    range as much (:func:`lightness_varies` tells them apart).
     """
     if _kernels.enabled(len(lin)) and lin.dtype == np.float64 and lin.ndim == 2 and lin.shape[1] == 3:
         return _kernels.has_shading(lin, factor, bands)
     w = np.full(3, 1 / np.sqrt(3.0))
-    noise = max(_spread(lin @ e) for e in _noise_directions(lin))
-    along = _spread(lin @ w)
-    if bands:
-        q10, q90 = stats.quantile(lin @ w, [0.1, 0.9])
-        along = max(along, float(q90 - q10) / _kernels.NORMAL_RANGE_10_90)
-    return along > factor * max(noise, 1e-9)
+    noise = max(_spread(lin @ e, bands) for e in _noise_directions(lin))
+    return _spread(lin @ w, bands) > factor * max(noise, 1e-9)
 
 
 def looks_glossy(

@@ -329,14 +329,16 @@ def _illustrated(shape: str, rgb: Sequence[int], ill: Illustration, size: int, s
     half = ldir + np.array([0.0, 0.0, 1.0])
     cos_h = nrm @ (half / np.linalg.norm(half))
     if ill.style == "cel":  # bands in linear light: the lit band at the albedo, the others darker
-        edges = np.linspace(0.45, 0.15, len(ill.bands)) if len(ill.bands) > 1 else np.array([0.45])
+        edges = np.linspace(0.45, 0.15, len(ill.bands))
         tone = np.ones_like(cos_i)
         for edge, level in zip(edges, ill.bands, strict=True):
             tone = np.where(cos_i <= edge, level, tone)
         body = linear_to_srgb(tone[..., None] * srgb8_to_linear(rgb))
         spot = (cos_h > 0.97).astype(np.float64)
     else:  # a ramp of the sRGB values towards black, as a paint program blends
-        body = (np.asarray(rgb, dtype=np.float64) / 255.0) * np.clip(0.35 + 0.75 * cos_i, 0.0, 1.0)[..., None]
+        ramp = np.clip(0.35 + 0.75 * cos_i, 0.0, 1.0)
+        ramp /= ramp[inside].max()  # the lit end at the albedo on every shape (a cylinder's normals stay level)
+        body = (np.asarray(rgb, dtype=np.float64) / 255.0) * ramp[..., None]
         spot = np.clip((cos_h - 0.9) / 0.1, 0.0, 1.0) ** 2
     body = np.asarray(body, dtype=np.float64)
     if ill.highlight:
@@ -590,7 +592,7 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                 )
         elif family == "illustrated":
             for i, setup in enumerate(ILLUSTRATED_SETUPS):
-                shape = ANALYTIC_SHAPES[(h + 3 * i + 2) % len(ANALYTIC_SHAPES)]
+                shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape twice
                 out.append(
                     {**base, "object": shape, "setup": setup, "material": ILLUSTRATED_SETUPS[setup][0], "step": setup}
                 )

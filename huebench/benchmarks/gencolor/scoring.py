@@ -35,7 +35,8 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   ``light_margin``; the record's ``light``);
 - both steps stand down when the surface shows no shading beyond pixel noise (``has_shading``,
   on the pixels below the 8-bit ceiling): a flat noisy patch is all "lit", and a window or a
-  specular fit would only pick noise.
+  specular fit would only pick noise. The window stays on flat bands of one colour (cel shading,
+  flat paint: ``lightness_varies``, version 17), whose shadow band would otherwise be averaged in.
 
 Overall 73.8 → 96.6 % (L2) and 83.2 → 95.1 % (CSS) with exact masks, 0 far-colour false accepts.
 Defaults (k = 3, hue 5°, gate C* < 5) are not given in the paper and are all configurable.
