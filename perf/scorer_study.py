@@ -49,7 +49,7 @@ import numpy as np
 from huebench.benchmarks.gencolor.diagnostic import Diagnostic
 from huebench.benchmarks.gencolor.scoring import SPECULAR, ColorScorer
 from huebench.color import albedo_saturation, diffuse_reconstruction, remove_specular, srgb8_to_linear
-from huebench.color.reflectance import smooth_within
+from huebench.color.reflectance import smooth_within, unclipped_shading
 from huebench.errors import HuebenchError
 
 
@@ -91,7 +91,9 @@ class StudyScorer(ColorScorer):
     percentile of saturation), "top" (the more saturated half) and "mode" (pixels near the modal
     saturation); None: none. The package's default, "dichromatic+envelope90", is the same steps.
     ``smooth``: σ (pixels) of an in-mask Gaussian blur before the pixel statistics (0: none; it
-    blurs the highlights of small objects into their neighbours).
+    blurs the highlights of small objects into their neighbours). ``bands=False``: the lit window's
+    flat test without flat bands (the unclipped pixels' shading test alone: version 16's), so that
+    ``--paired 'V16={"bands": False}'`` measures version 17's change on every family.
 
     Two oracles for ``--ceiling`` (what the default's steps would reach given what they estimate):
     ``glossy`` answers the gloss test (True / False: a material known from outside the image; None:
@@ -107,6 +109,7 @@ class StudyScorer(ColorScorer):
         *,
         specular: str | None = SPECULAR,
         smooth: float = 0.0,
+        bands: bool = True,
         glossy: bool | None = None,
         truth: tuple[int, int, int] | None = None,
         **options: Any,
@@ -122,12 +125,14 @@ class StudyScorer(ColorScorer):
         super().__init__(system, specular=None, **options)
         self.specular = specular
         self.smooth = float(smooth)
+        self.bands = bool(bands)
         self.glossy, self.truth = glossy, truth
         self._light: np.ndarray | None = None  # the light score_pixels was given, for the oracle
 
     def config(self) -> dict[str, Any]:
         oracles = {k: v for k, v in (("glossy", self.glossy), ("truth", self.truth)) if v is not None}
-        return {**super().config(), "smooth": self.smooth, **oracles}  # without oracles, the default's
+        older = {} if self.bands else {"bands": False}
+        return {**super().config(), "smooth": self.smooth, **older, **oracles}  # by default, the package's
 
     def score_pixels(self, rgb_pixels: Any, target: str, **kwargs: Any) -> Any:
         self._light = kwargs.get("light")
@@ -135,6 +140,9 @@ class StudyScorer(ColorScorer):
 
     def looks_glossy(self, image: np.ndarray, mask: np.ndarray, depth: np.ndarray) -> bool:
         return super().looks_glossy(image, mask, depth) if self.glossy is None else self.glossy
+
+    def lit_surface_varies(self, px8: np.ndarray, lit_from: float) -> bool:
+        return super().lit_surface_varies(px8, lit_from) if self.bands else unclipped_shading(px8) is not False
 
     def object_pixels(self, image: np.ndarray, inner: np.ndarray) -> np.ndarray:
         if self.smooth > 0 and inner.any():

@@ -228,3 +228,24 @@ def test_the_ceiling_runs_alone_and_knows_its_settings(study, monkeypatch, capsy
         with pytest.raises(SystemExit) as stop:
             study.main()
         assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_version_16_flat_test_is_one_option_away(study):
+    """``bands=False`` is the lit window's flat test of version 16 (the unclipped pixels' shading
+    test alone): on a cel-shaded body it stands the window down and the shadow band darkens the
+    colour, as version 16 did; by default the study's scorer is the package's, config and all."""
+    from huebench.benchmarks.gencolor import families as fam
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+    from huebench.color import load_system
+
+    sample = next(
+        s
+        for s in fam.family_samples("illustrated", list(load_system("iscc-nbs-l2")))
+        if s["color"] == "Pink" and s["setup"] == "cel-white"
+    )
+    known = fam.make_image(sample, size=48)
+    now = study.StudyScorer("iscc-nbs-l2").score_image(known.image, "Pink", mask=known.mask)[0]
+    older = study.StudyScorer("iscc-nbs-l2", bands=False).score_image(known.image, "Pink", mask=known.mask)[0]
+    assert now.passed and not older.passed and older.dominant_lab[0] < now.dominant_lab[0] - 3
+    assert study.StudyScorer("iscc-nbs-l2").config() == ColorScorer("iscc-nbs-l2").config()
+    assert study.StudyScorer("iscc-nbs-l2", bands=False).config()["bands"] is False

@@ -267,9 +267,9 @@ class ColorScore:
 class ColorScorer:
     """Score pixels against a target colour of a system (see the module doc).
 
-    Three steps are methods so that a study can vary them (``perf/scorer_study.py``'s
+    Four steps are methods so that a study can vary them (``perf/scorer_study.py``'s
     ``StudyScorer``): :meth:`object_pixels` (the pixels judged), :meth:`looks_glossy` (the gloss
-    test) and :meth:`specular_steps`.
+    test), :meth:`specular_steps` and :meth:`lit_surface_varies` (the lit window's flat test).
     """
 
     def __init__(
@@ -521,7 +521,7 @@ class ColorScorer:
         # out of the test: the lit half of a bright surface under a warm light would make the
         # surface "flat" and its shadows part of its colour. Flat bands of lightness (cel shading,
         # flat paint) are shading: without the window their shadow band is averaged into the colour
-        if window is not None and len(px8) >= 10 and not lightness_varies(px8, lit_from=window[0]):
+        if window is not None and len(px8) >= 10 and not self.lit_surface_varies(px8, window[0]):
             window = None
         if self.dominant == "paper":
             dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
@@ -682,6 +682,11 @@ class ColorScorer:
             depth=depth,
             radial=self.gloss_radial,
         )
+
+    def lit_surface_varies(self, px8: NDArray[np.uint8], lit_from: float) -> bool:
+        """Can the object's lit pixels (from the ``lit_from`` quantile of lightness) be told from the
+        rest? Else the lit window stands down (:func:`~huebench.color.reflectance.lightness_varies`)."""
+        return lightness_varies(px8, lit_from=lit_from)
 
     def object_pixels(self, image: NDArray[np.uint8], inner: NDArray[np.bool_]) -> NDArray[np.uint8]:
         """The pixels judged: the image's pixels inside the (eroded) mask ``inner``, N×3."""
