@@ -521,3 +521,29 @@ def test_a_bright_cel_object_with_a_clipped_lit_band_keeps_its_window():
     known = fam.make_image(sample, size=48)
     score = ColorScorer("css3").score_image(known.image, "AliceBlue", mask=known.mask)[0]
     assert score.passed and score.delta_e00 < 2.0, score.reason
+
+
+def test_the_held_out_stylized_family_draws_facets_posters_and_rim_lights():
+    """Made after version 17: low-poly facets (flat tones, one per cell), posterised ramps (a few
+    steps, the top one the albedo), two-band toon with a white rim light; never in 'all'."""
+    samples = fam.family_samples("stylized", L2)
+    assert len(samples) == 29 * len(fam.STYLIZED_SETUPS) == 174 and "stylized" in fam.HELD_OUT_FAMILIES
+    assert "stylized" not in fam.FAMILIES and {s["object"] for s in samples} == set(fam.ANALYTIC_SHAPES)
+    by = {(s["color"], s["setup"]): s for s in samples}
+    for setup in fam.STYLIZED_SETUPS:
+        known = fam.make_image(by["Blue", setup], size=48)
+        assert known.truth == tuple(by["Blue", setup]["rgb"]) and 200 < known.mask.sum() < 48 * 48
+        again = fam.make_image(by["Blue", setup], size=48)
+        assert np.array_equal(known.image, again.image)
+    # without noise: a posterised ramp has a few flat steps, the top one the albedo
+    poster = fam._illustrated("sphere", (40, 90, 200), fam.Illustration(style="poster", levels=4), 48, 0)
+    values, counts = np.unique(poster.image[poster.mask], axis=0, return_counts=True)
+    steps = values[counts > 0.05 * poster.mask.sum()]  # the ramp spans 0.32–1: steps 1/2, 3/4 and 1
+    assert len(steps) == 3 and (steps == (40, 90, 200)).all(axis=1).any()
+    facets = fam._illustrated("sphere", (40, 90, 200), fam.Illustration(style="facets"), 48, 0)
+    _, counts = np.unique(facets.image[facets.mask], axis=0, return_counts=True)
+    assert (counts >= 9).sum() > 20  # many flat facets (a 10 × 10 grid of cells), not a smooth ramp
+    rimmed = fam._illustrated("sphere", (40, 90, 200), fam.Illustration(bands=(0.5,), rim=True), 48, 0)
+    plain = fam._illustrated("sphere", (40, 90, 200), fam.Illustration(bands=(0.5,)), 48, 0)
+    lighter = rimmed.image.astype(int).sum(axis=2) > plain.image.astype(int).sum(axis=2) + 10
+    assert 10 < (lighter & rimmed.mask).sum() < 0.2 * rimmed.mask.sum()  # a rim, on the silhouette only

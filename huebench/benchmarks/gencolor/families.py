@@ -62,7 +62,7 @@ __all__ = [
 FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
 #: families outside ``all``: made after every default was chosen, to judge the scorer on images
 #: that played no part in choosing anything (``--family recolored``; needs scikit-image)
-HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated")
+HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -286,10 +286,15 @@ MICROFACET_SETUPS: dict[str, tuple[str, Shading]] = {
 class Illustration:
     """One ``illustrated`` set-up: how the body is drawn rather than lit."""
 
-    style: str = "cel"  # "cel": flat bands of the albedo (linear light); "paint": a ramp in sRGB values
+    #: "cel": flat bands of the albedo (linear light); "paint": a ramp in sRGB values; "poster": that
+    #: ramp in ``levels`` steps; "facets": low-poly, one flat tone per cell of ``cells`` × ``cells``
+    style: str = "cel"
     bands: tuple[float, ...] = (0.45,)  # cel: each lower band's linear multiplier of the albedo
+    levels: int = 4
+    cells: int = 10
     highlight: bool = False  # a white spot (cel: hard-edged; paint: a soft ramp to white)
     outline: bool = False  # a dark ink line along the silhouette, inside the mask
+    rim: bool = False  # a white rim light drawn on the shadow side's silhouette
     backdrop: tuple[float, float, float] = (1.0, 1.0, 1.0)  # flat sRGB
     light_dir: tuple[float, float, float] = (-0.45, 0.55, 0.70)
     noise: float = 0.0  # σ in 8-bit levels, then ``jpeg`` (0: none) as a generator's output is saved
@@ -315,6 +320,26 @@ ILLUSTRATED_SETUPS: dict[str, tuple[str, Illustration]] = {
     "paint-dark-backdrop": ("diffuse", Illustration(style="paint", backdrop=(0.1, 0.1, 0.1))),
 }
 
+_MIST, _UPPER_RIGHT = (0.85, 0.88, 0.9), (0.5, 0.6, 0.62)
+#: the held-out ``stylized`` family's set-ups (made after scorer version 17 was chosen, none of them
+#: looked at before): low-poly facets, posterised ramps, two-band toon with a white rim light, with
+#: σ 1 noise (name: material, Illustration)
+STYLIZED_SETUPS: dict[str, tuple[str, Illustration]] = {
+    "facets-mist": ("diffuse", Illustration(style="facets", backdrop=_MIST, light_dir=_UPPER_RIGHT, noise=1.0)),
+    "facets-dark": ("diffuse", Illustration(style="facets", backdrop=(0.1, 0.1, 0.1), noise=1.0)),
+    "poster4-mist": ("diffuse", Illustration(style="poster", backdrop=_MIST, light_dir=_UPPER_RIGHT, noise=1.0)),
+    "poster3-white": ("diffuse", Illustration(style="poster", levels=3, noise=1.0)),
+    "toon-rim-jpeg85-mist": (
+        "diffuse",
+        Illustration(bands=(0.5,), rim=True, backdrop=_MIST, light_dir=_UPPER_RIGHT, noise=1.0, jpeg=85),
+    ),
+    "toon-rim-white": ("diffuse", Illustration(bands=(0.5,), rim=True, noise=1.0)),
+}
+
+
+#: the drawn families' set-ups, by family
+DRAWN_SETUPS = {"illustrated": ILLUSTRATED_SETUPS, "stylized": STYLIZED_SETUPS}
+
 
 def _illustrated(shape: str, rgb: Sequence[int], ill: Illustration, size: int, seed: int) -> KnownColorImage:
     """A body drawn as illustrations and generators draw it: the lit band (cel) or the lit end of
@@ -335,12 +360,27 @@ def _illustrated(shape: str, rgb: Sequence[int], ill: Illustration, size: int, s
             tone = np.where(cos_i <= edge, level, tone)
         body = linear_to_srgb(tone[..., None] * srgb8_to_linear(rgb))
         spot = (cos_h > 0.97).astype(np.float64)
-    else:  # a ramp of the sRGB values towards black, as a paint program blends
+    elif ill.style == "facets":  # one normal per cell, so one flat tone per facet
+        cell = np.arange(n) * ill.cells // n
+        key = (cell[:, None] * ill.cells + cell[None, :])[inside]
+        sums = np.stack([np.bincount(key, nrm[inside][:, c], ill.cells**2) for c in range(3)], axis=1)
+        facet = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        tone = np.zeros_like(cos_i)
+        tone[inside] = np.clip(facet[key] @ ldir, 0.0, None) * 0.75 + 0.25
+        tone /= np.quantile(tone[inside], 0.95)  # the lit facets at the albedo
+        body = linear_to_srgb(np.clip(tone[..., None] * srgb8_to_linear(rgb), 0.0, 1.0))
+        spot = np.zeros_like(cos_i)
+    else:  # a ramp of the sRGB values towards black, as a paint program blends (posterised: in steps)
         ramp = np.clip(0.35 + 0.75 * cos_i, 0.0, 1.0)
         ramp /= ramp[inside].max()  # the lit end at the albedo on every shape (a cylinder's normals stay level)
+        if ill.style == "poster":
+            ramp = np.ceil(ramp * ill.levels) / ill.levels
         body = (np.asarray(rgb, dtype=np.float64) / 255.0) * ramp[..., None]
         spot = np.clip((cos_h - 0.9) / 0.1, 0.0, 1.0) ** 2
     body = np.asarray(body, dtype=np.float64)
+    if ill.rim:  # a drawn rim light: white mixed into the silhouette where it faces away from the light
+        rim = (nrm[..., 2] < 0.35) & (cos_i < 0.2)
+        body = np.where(rim[..., None], 0.9 * body + 0.1, body)
     if ill.highlight:
         body = body * (1 - spot[..., None]) + spot[..., None]
     img = np.where(inside[..., None], body, np.asarray(ill.backdrop, dtype=np.float64))
@@ -590,12 +630,10 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                 out.append(
                     {**base, "object": shape, "setup": setup, "material": MICROFACET_SETUPS[setup][0], "step": setup}
                 )
-        elif family == "illustrated":
-            for i, setup in enumerate(ILLUSTRATED_SETUPS):
-                shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape twice
-                out.append(
-                    {**base, "object": shape, "setup": setup, "material": ILLUSTRATED_SETUPS[setup][0], "step": setup}
-                )
+        elif family in DRAWN_SETUPS:
+            for i, (setup, (material, _)) in enumerate(DRAWN_SETUPS[family].items()):
+                shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape in turn
+                out.append({**base, "object": shape, "setup": setup, "material": material, "step": setup})
         elif family == "recolored":
             from huebench.benchmarks.gencolor.photos import load_photo_objects
 
@@ -673,8 +711,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _recolored(int(inputs["photo"]), rgb, size)
     if family == "microfacet":
         return _analytic(inputs["object"], rgb, MICROFACET_SETUPS[inputs["setup"]][1], size, s)
-    if family == "illustrated":
-        return _illustrated(inputs["object"], rgb, ILLUSTRATED_SETUPS[inputs["setup"]][1], size, s)
+    if family in DRAWN_SETUPS:
+        return _illustrated(inputs["object"], rgb, DRAWN_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "illuminant":
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
         return under_light(inputs["object"], rgb, shading, inputs["light"], inputs["white_balance"], size, s)
