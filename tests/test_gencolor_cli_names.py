@@ -34,3 +34,15 @@ def test_the_family_error_lists_what_there_is(cli, tmp_path):
     assert code == 2 and "Did you mean" not in line  # nothing is close
     assert "Use all, or any of mitsuba, analytic, processed, textured, illuminant, " in line
     assert "(comma-separated; held out of all: recolored, microfacet, illustrated, stylized)" in line
+
+
+def test_all_may_be_listed_with_held_out_families_and_a_family_counts_once(cli, tmp_path):
+    from huebench.benchmarks.gencolor.families import FAMILIES, family_list
+
+    assert family_list("all,stylized") == (*FAMILIES, "stylized")
+    assert family_list("illustrated, illustrated,stylized") == ("illustrated", "stylized")
+    assert family_list("analytic,all") == ("analytic", "mitsuba", "processed", "textured", "illuminant")
+    out = tmp_path / "run"
+    code, _, err = cli("gencolor", "diagnose", "--quick", "--family", "stylized,stylized", "--limit", "3", "--out", out)
+    assert code == 0, err
+    assert len((out / "records.jsonl").read_text().splitlines()) == 3

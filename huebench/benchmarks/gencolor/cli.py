@@ -168,7 +168,8 @@ def diagnose(
         True, "--progress/--no-progress", help="Show progress (a plain line per step when not on a terminal)."
     ),
 ) -> None:
-    """Images of known colour (five families), scored by both scorers: accuracy per family, false accepts."""
+    """Images of known colour (five families, four more held out), scored by both scorers: accuracy per
+    family, false accepts."""
     from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES, PLAIN
     from huebench.runs.runner import RunOptions, run
 
@@ -178,7 +179,7 @@ def diagnose(
         _check_names(
             "--family",
             options["family"],
-            known,
+            [*known, "all"],
             what="an image family",
             use=f"all, or any of {', '.join(known)} (comma-separated; held out of all: {', '.join(HELD_OUT_FAMILIES)})",
             many=True,

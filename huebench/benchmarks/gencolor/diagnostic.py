@@ -27,6 +27,7 @@ from huebench.benchmarks.gencolor.families import (
     HELD_OUT_FAMILIES,
     PLAIN,
     KnownColorImage,
+    family_list,
     family_samples,
     make_image,
 )
@@ -154,7 +155,9 @@ class _ScoreKnown:
 @register_benchmark("gencolor-diagnostic")
 class Diagnostic(Benchmark):
     name = "gencolor-diagnostic"
-    description = "GenColorBench scorer diagnostic on images of known colour, five families (no model needed)"
+    description = (
+        "GenColorBench scorer diagnostic on images of known colour: five families and four held out (no model needed)"
+    )
     capabilities = ()
     internal_options = ("scorer_config",)  # config.json's record of the scorers, rebuilt from the options
     option_help: ClassVar[dict[str, str]] = {
@@ -164,7 +167,7 @@ class Diagnostic(Benchmark):
         "spp": "Render samples per pixel (default: 16 with --quick, else 32).",
         "family": (
             f"Image families: all, or comma-separated {', '.join(FAMILIES)}; "
-            f"held out of all: {', '.join(HELD_OUT_FAMILIES)} (docs/gencolor.md)."
+            f"held out of all: {', '.join(HELD_OUT_FAMILIES)} (all,NAME adds one; docs/gencolor.md)."
         ),
         "scorer": SCORER_HELP,
         "candidate_rule": CANDIDATE_RULE_HELP,
@@ -187,7 +190,7 @@ class Diagnostic(Benchmark):
     ):
         if system not in PAPER_ACCURACY:
             raise HuebenchError(f"the diagnostic covers css3 and iscc-nbs-l2, got {system!r}")
-        families = FAMILIES if family == "all" else tuple(f.strip() for f in str(family).split(","))
+        families = family_list(family)
         known = (*FAMILIES, *HELD_OUT_FAMILIES)
         unknown = [f for f in families if f not in known]
         if unknown or not families:

@@ -53,6 +53,7 @@ __all__ = [
     "PLAIN",
     "PROCESSING",
     "KnownColorImage",
+    "family_list",
     "family_samples",
     "make_image",
     "plain_image",
@@ -560,6 +561,17 @@ def _textured(
 
 
 # --- the families' samples and images ----------------------------------------------------------
+
+
+def family_list(spec: str) -> tuple[str, ...]:
+    """The families a ``--family`` value names, in its order and each once: comma-separated names,
+    ``all`` standing for :data:`FAMILIES` (so ``all,stylized`` adds a held-out family to them)."""
+    out: list[str] = []
+    for name in str(spec).split(","):
+        for f in FAMILIES if name.strip() == "all" else (name.strip(),):
+            if f not in out:
+                out.append(f)
+    return tuple(out)
 
 
 def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list[dict[str, Any]]:
