@@ -394,13 +394,11 @@ def test_the_shading_test_decides_at_the_ratio_of_its_spreads(monkeypatch, case,
 
 
 def test_the_band_constants_are_the_normal_range_and_the_benchmarks_jnd():
-    from statistics import NormalDist
-
     from huebench.benchmarks.gencolor.scoring import JND
 
     assert rf.BAND_DELTA_E == JND == 5.0
-    assert rf.has_shading.__module__ == "huebench.color.reflectance"
-    assert abs(2 * NormalDist().inv_cdf(0.9) - 2.5631031310892007) < 1e-15
+    # the constant both paths divide by: 2 × the normal distribution's 90 % quantile
+    assert abs(rf._kernels.NORMAL_RANGE_10_90 - 2.5631031310892007) < 1e-15
 
 
 @pytest.mark.parametrize("lit_share", [0.6, 0.8])

@@ -285,7 +285,7 @@ MICROFACET_SETUPS: dict[str, tuple[str, Shading]] = {
 
 @dataclass(frozen=True)
 class Illustration:
-    """One ``illustrated`` set-up: how the body is drawn rather than lit."""
+    """One set-up of a drawn family (``illustrated``, ``stylized``): how the body is drawn rather than lit."""
 
     #: "cel": flat bands of the albedo (linear light); "paint": a ramp in sRGB values; "poster": that
     #: ramp in ``levels`` steps; "facets": low-poly, one flat tone per cell of ``cells`` × ``cells``
@@ -322,9 +322,9 @@ ILLUSTRATED_SETUPS: dict[str, tuple[str, Illustration]] = {
 }
 
 _MIST, _UPPER_RIGHT = (0.85, 0.88, 0.9), (0.5, 0.6, 0.62)
-#: the held-out ``stylized`` family's set-ups (made after scorer version 17 was chosen, none of them
-#: looked at before): low-poly facets, posterised ramps, two-band toon with a white rim light, with
-#: σ 1 noise (name: material, Illustration)
+#: the held-out ``stylized`` family's set-ups (made after scorer version 17 was chosen; nothing was
+#: changed for them, though a probe of three of these styles had been scored): low-poly facets,
+#: posterised ramps, two-band toon with a white rim light, with σ 1 noise (name: material, Illustration)
 STYLIZED_SETUPS: dict[str, tuple[str, Illustration]] = {
     "facets-mist": ("diffuse", Illustration(style="facets", backdrop=_MIST, light_dir=_UPPER_RIGHT, noise=1.0)),
     "facets-dark": ("diffuse", Illustration(style="facets", backdrop=(0.1, 0.1, 0.1), noise=1.0)),
@@ -343,8 +343,8 @@ DRAWN_SETUPS = {"illustrated": ILLUSTRATED_SETUPS, "stylized": STYLIZED_SETUPS}
 
 
 def _illustrated(shape: str, rgb: Sequence[int], ill: Illustration, size: int, seed: int) -> KnownColorImage:
-    """A body drawn as illustrations and generators draw it: the lit band (cel) or the lit end of
-    the ramp (paint) is the albedo itself, so the truth is the albedo."""
+    """A body drawn as illustrations and generators draw it: the lit band (cel), the lit facets or
+    the lit end of the ramp (paint, poster) is the albedo itself, so the truth is the albedo."""
     rng = np.random.default_rng(seed)
     n = 2 * size  # 2× supersampled, as the analytic images
     z, inside = _height_field(shape, n, rng)
