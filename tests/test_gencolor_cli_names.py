@@ -1,4 +1,4 @@
-"""`huebench gencolor` refuses a misspelt family or scorer in one line with a did-you-mean, before any work."""
+"""`huebench gencolor` refuses a misspelt family, system or scorer in one line with a did-you-mean, before any work."""
 
 import pytest
 
@@ -12,6 +12,10 @@ import pytest
         ),
         (("diagnose", "--family", "analytic,textred"), "'textred' is not an image family. Did you mean 'textured'?"),
         (("diagnose", "--scorer", "huebnch"), "--scorer huebnch: 'huebnch' is not a scorer. Did you mean 'huebench'?"),
+        (
+            ("diagnose", "--system", "css"),
+            "--system css: 'css' is not a system the diagnostic covers. Did you mean 'css3'? Use iscc-nbs-l2 or css3",
+        ),
         (
             ("score", "--images", ".", "--scorer", "papr"),
             "'papr' is not a scorer. Did you mean 'paper'? Use huebench or paper",
@@ -43,6 +47,9 @@ def test_all_may_be_listed_with_held_out_families_and_a_family_counts_once(cli, 
     assert family_list("illustrated, illustrated,stylized") == ("illustrated", "stylized")
     assert family_list("analytic,all") == ("analytic", "mitsuba", "processed", "textured", "illuminant")
     out = tmp_path / "run"
-    code, _, err = cli("gencolor", "diagnose", "--quick", "--family", "stylized,stylized", "--limit", "3", "--out", out)
+    code, text, err = cli(
+        "gencolor", "diagnose", "--quick", "--family", "stylized,stylized", "--limit", "3", "--out", out
+    )
     assert code == 0, err
+    assert "stylized" in text and "worst family" not in text  # one family has no worst
     assert len((out / "records.jsonl").read_text().splitlines()) == 3

@@ -7,6 +7,7 @@ import pytest
 from huebench.benchmarks.gencolor import families as fam
 from huebench.benchmarks.gencolor.scoring import SCORER_VERSION, ColorScorer
 from huebench.color import load_system, srgb_to_lab
+from huebench.color.dominant import dominant_color_paper
 from huebench.errors import HuebenchError
 
 L2 = [c for c in load_system("iscc-nbs-l2")]
@@ -117,6 +118,16 @@ def test_the_paper_scorer_is_pca_over_all_pixels():
     px = np.clip(px + np.random.default_rng(0).normal(0, 2, px.shape), 0, 255).astype(np.uint8)
     ours, theirs = ColorScorer("iscc-nbs-l2").score_pixels(px, "Red"), paper.score_pixels(px, "Red")
     assert theirs.method == "paper-pca" and theirs.dominant_lab[0] < ours.dominant_lab[0] - 10
+    # a blue print on 15 % of a red body (L2 Red, #B92842): the seed's PCA takes it in, as every
+    # pixel of the mask; the main-colour step, which the paper's scorer does not have, would not
+    body = np.clip(np.full((850, 3), (185, 40, 66)) + np.random.default_rng(1).normal(0, 2, (850, 3)), 0, 255)
+    printed = np.concatenate([body, np.full((150, 3), (40, 60, 190))]).astype(np.uint8)
+    assert cfg["main_color"] is None and cfg["max_chroma_excess"] is None
+    theirs = paper.score_pixels(printed, "Red")
+    pca = dominant_color_paper(srgb_to_lab(printed))
+    assert theirs.pixels == 1000 and theirs.dominant_lab == [round(float(v), 3) for v in pca.lab]
+    with_main = ColorScorer.named("paper", "iscc-nbs-l2", main_color=0.7).score_pixels(printed, "Red")
+    assert np.hypot(*np.subtract(with_main.dominant_lab, theirs.dominant_lab)[1:]) > 3
     with pytest.raises(HuebenchError, match="scorer 'clever' unknown"):
         ColorScorer.named("clever", "css3")
 

@@ -170,6 +170,7 @@ def diagnose(
 ) -> None:
     """Images of known colour (five families, four more held out), scored by both scorers: accuracy per
     family, false accepts."""
+    from huebench.benchmarks.gencolor.diagnostic import PAPER_ACCURACY
     from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES, PLAIN
     from huebench.runs.runner import RunOptions, run
 
@@ -184,6 +185,13 @@ def diagnose(
             use=f"all, or any of {', '.join(known)} (comma-separated; held out of all: {', '.join(HELD_OUT_FAMILIES)})",
             many=True,
         )
+    _check_names(
+        "--system",
+        options["system"],
+        list(PAPER_ACCURACY),
+        what="a system the diagnostic covers",
+        use=" or ".join(PAPER_ACCURACY),
+    )
     _check_scorer(options["scorer"])
     opts = RunOptions(
         benchmark="gencolor-diagnostic",
@@ -227,9 +235,11 @@ def diagnose(
             + (" (most: " + ", ".join(f"{k} {steps[k]['caused']}" for k in costly[:3]) + ")" if costly else "")
         )
     worst = m["worst_family"]
+    # the worst of one family is that family: said only where there are families to compare
+    worst_text = f"worst family {worst['family']} {worst['value']:.2f} %; " if worst and len(m["by_family"]) > 1 else ""
     console.print(
         f"{m['system']}, {m['scorer']} scorer: accuracy {ci(m['accuracy_exact_mask'])} with exact masks, {m['accuracy_offline_mask']['value']:.2f} % with offline "
-        f"segmentation (the paper reports {m['paper_accuracy']:.2f} % for its scorer on its own renders, not these); worst family {worst['family']} {worst['value']:.2f} %; "
+        f"segmentation (the paper reports {m['paper_accuracy']:.2f} % for its scorer on its own renders, not these); {worst_text}"
         f"far-colour false accepts {m['false_accept_far_color']['value']:.2f} % — n = {res.results['n']}"
     )
     if "vlm" in m:

@@ -202,7 +202,8 @@ MAIN_COLOR: float | None = 0.7
 #: ΔE00 against full resolution on large images. None: every pixel
 MAX_OBJECT_PIXELS: int | None = 65_536
 #: the named scorers: this project's default and the seed's method as written (PCA dominant colour
-#: over all object pixels, no mask erosion, no lit window, no specular steps)
+#: over all object pixels: no mask erosion, no lit window, no specular steps, no main-colour step
+#: and no bound on the chroma — it takes every pixel of the mask and keeps what PCA gives)
 SCORERS: dict[str, dict[str, Any]] = {
     "huebench": {},
     "paper": {
@@ -214,6 +215,8 @@ SCORERS: dict[str, dict[str, Any]] = {
         "neutral_highlight": None,
         "light_planarity": None,
         "peel": None,
+        "main_color": None,
+        "max_chroma_excess": None,
     },
 }
 
