@@ -94,6 +94,10 @@ class StudyScorer(ColorScorer):
     blurs the highlights of small objects into their neighbours). ``bands=False``: the lit window's
     flat test without flat bands (the unclipped pixels' shading test alone: version 16's), so that
     ``--paired 'V16={"bands": False}'`` measures version 17's change on every family.
+    ``line_cap``: the diffuse line is refused (the fitted floor alone stays) where it would take more
+    white than this (linear) off the median pixel — a tone curve's compression read as reflections;
+    ``--paired 'CAP={"line_cap": 0.0918}'`` (the diffuse Fresnel reflectance of n = 1.5) measures
+    it (docs/gencolor.md, tone-mapped images). None: the package's steps.
 
     Two oracles for ``--ceiling`` (what the default's steps would reach given what they estimate):
     ``glossy`` answers the gloss test (True / False: a material known from outside the image; None:
@@ -110,6 +114,7 @@ class StudyScorer(ColorScorer):
         specular: str | None = SPECULAR,
         smooth: float = 0.0,
         bands: bool = True,
+        line_cap: float | None = None,
         glossy: bool | None = None,
         truth: tuple[int, int, int] | None = None,
         **options: Any,
@@ -126,13 +131,17 @@ class StudyScorer(ColorScorer):
         self.specular = specular
         self.smooth = float(smooth)
         self.bands = bool(bands)
+        if line_cap is not None and not line_cap > 0:
+            raise HuebenchError(f"line_cap must be a linear radiance > 0 or None, got {line_cap!r}")
+        self.line_cap = None if line_cap is None else float(line_cap)
         self.glossy, self.truth = glossy, truth
         self._light: np.ndarray | None = None  # the light score_pixels was given, for the oracle
 
     def config(self) -> dict[str, Any]:
         oracles = {k: v for k, v in (("glossy", self.glossy), ("truth", self.truth)) if v is not None}
         older = {} if self.bands else {"bands": False}
-        return {**super().config(), "smooth": self.smooth, **older, **oracles}  # by default, the package's
+        cap = {} if self.line_cap is None else {"line_cap": self.line_cap}
+        return {**super().config(), "smooth": self.smooth, **older, **cap, **oracles}  # by default, the package's
 
     def score_pixels(self, rgb_pixels: Any, target: str, **kwargs: Any) -> Any:
         self._light = kwargs.get("light")
@@ -166,6 +175,16 @@ class StudyScorer(ColorScorer):
                 lin = lin / self._light
             return diffuse_reconstruction(
                 px, saturation=max(saturation_of(lin), 1e-3), keep_clipped=matte and self.matte_keeps_clipped
+            )
+        if self.specular == SPECULAR and self.line_cap is not None:
+            out = super().specular_steps(px8, veil, glossy)
+            removed = srgb8_to_linear(px8).mean(axis=1) - srgb8_to_linear(out).mean(axis=1)
+            if len(out) != len(px8) or float(np.median(removed)) <= self.line_cap:
+                return out
+            if veil is not None:  # the veil came off before: nothing else to keep
+                return px8
+            return remove_specular(
+                px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor
             )
         if self.specular == SPECULAR:  # the package's own steps
             return super().specular_steps(px8, veil, glossy)

@@ -94,7 +94,8 @@ def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
     assert 0.05 < (apart > 30).mean() < 0.4  # the stripes, 10-30 % of the object
     assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
     with pytest.raises(
-        HuebenchError, match="'analytic' samples have no plain image; those of processed, illuminant, textured have"
+        HuebenchError,
+        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped have",
     ):
         fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -558,3 +559,44 @@ def test_the_held_out_stylized_family_draws_facets_posters_and_rim_lights():
     plain = fam._illustrated("sphere", (40, 90, 200), fam.Illustration(bands=(0.5,)), 48, 0)
     lighter = rimmed.image.astype(int).sum(axis=2) > plain.image.astype(int).sum(axis=2) + 10
     assert 10 < (lighter & rimmed.mask).sum() < 0.2 * rimmed.mask.sum()  # a rim, on the silhouette only
+
+
+def test_the_held_out_tonemapped_family_maps_scene_light_and_its_truth_alike():
+    """Five global tone operators on scene-linear light (made after version 17, never in 'all'):
+    each on a matte and a glossy analytic body; the truth is the operator's image of the albedo."""
+    samples = fam.family_samples("tonemapped", L2)
+    assert len(samples) == 29 * 2 * len(fam.TONE_OPERATORS) == 290 and "tonemapped" in fam.HELD_OUT_FAMILIES
+    assert "tonemapped" not in fam.FAMILIES and fam.PLAIN["tonemapped"] == "without the tone operator"
+    assert set(fam.TONE_OPERATORS) == {"reinhard", "aces", "hable", "exposure+0.5ev", "log-sigmoid"}
+    assert len({(s["object"], s["color"], s["step"], s["material"]) for s in samples}) == len(samples)
+    for op in fam.TONE_OPERATORS:
+        of = [s for s in samples if s["operator"] == op]
+        assert [s["material"] for s in of].count("diffuse") == [s["material"] for s in of].count("glossy") == 29
+    ramp = np.repeat(np.linspace(0.0, 1.0, 256)[:, None], 3, axis=1)
+    for op in fam.TONE_OPERATORS:
+        out = fam.tone_map(ramp, op)[:, 0]
+        assert out[0] == pytest.approx(0.0, abs=1e-6) and np.all(np.diff(out) >= -1e-12)  # black stays, order kept
+    from huebench.color import linear_to_srgb
+
+    def grey(value: float) -> np.ndarray:
+        return np.full(3, value)
+
+    def encoded(linear: float) -> float:
+        return float(linear_to_srgb(grey(linear))[0])
+
+    # reference points: Reinhard (white 4) of 1.6 × linear 1.0 = 1.6·1.1/2.6; ACES fit of 0.8; clipping at +0.5 EV
+    assert fam.tone_map(grey(1.0), "reinhard")[0] == pytest.approx(encoded(1.6 * 1.1 / 2.6))
+    aces = 0.8 * (2.51 * 0.8 + 0.03) / (0.8 * (2.43 * 0.8 + 0.59) + 0.14)
+    assert fam.tone_map(grey(1.0), "aces")[0] == pytest.approx(encoded(aces))
+    assert fam.tone_map(grey(0.9), "exposure+0.5ev")[0] == pytest.approx(1.0)  # 0.79 linear × 1.41 clips
+    assert fam.tone_map(grey(encoded(0.18)), "log-sigmoid")[0] == pytest.approx(encoded(0.5))
+    s = next(x for x in samples if x["color"] == "Blue" and x["material"] == "diffuse")
+    made = fam.make_image(s, size=48)
+    assert made.plain is not None and made.plain.truth == tuple(s["rgb"])  # the body before the operator
+    want = np.clip(np.round(fam.tone_map(np.asarray(s["rgb"], dtype=np.float64) / 255.0, s["operator"]) * 255), 0, 255)
+    assert made.truth == tuple(int(v) for v in want) and made.truth != made.plain.truth
+    assert np.array_equal(made.mask, made.plain.mask)
+    again = fam.make_image(s, size=48)
+    assert np.array_equal(again.image, made.image)  # a pure function of its inputs
+    flat = np.full((4, 4, 3), s["rgb"], dtype=np.float64) / 255.0
+    assert np.allclose(np.round(fam.tone_map(flat, s["operator"]) * 255)[0, 0], want)  # pixels and truth alike

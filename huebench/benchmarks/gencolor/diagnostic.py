@@ -156,7 +156,7 @@ class _ScoreKnown:
 class Diagnostic(Benchmark):
     name = "gencolor-diagnostic"
     description = (
-        "GenColorBench scorer diagnostic on images of known colour: five families and four held out (no model needed)"
+        "GenColorBench scorer diagnostic on images of known colour: five families and five held out (no model needed)"
     )
     capabilities = ()
     internal_options = ("scorer_config",)  # config.json's record of the scorers, rebuilt from the options
@@ -526,8 +526,8 @@ class Diagnostic(Benchmark):
                         f"{n_fail} images the exact-mask test got wrong and every image another test got wrong "
                         f"(offline mask, far colour), with one in {PASS_SAMPLE} of the rest; outline: the mask's "
                         "edge, which the scorer leaves out. Swatches: the target, the dominant colour each scorer found. "
-                        "A processed, illuminant or textured image's card shows, second, the same object plain "
-                        "(unprocessed, under white light, without texture or print)."
+                        f"A {', '.join(list(PLAIN)[:-1])} or {list(PLAIN)[-1]} image's card shows, second, the same "
+                        f"object plain ({', '.join(PLAIN.values())})."
                     ),
                 )
             )

@@ -18,6 +18,9 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
 - ``recolored`` (held out of ``all``) — objects of real photographs (:mod:`photos`) repainted in
   each albedo over their own luminance, in their real surroundings. It was made after every
   default was chosen, so it judges the scorer on images that played no part in choosing anything.
+  So were ``microfacet`` (GGX highlights), ``illustrated`` and ``stylized`` (drawn objects) and
+  ``tonemapped`` (:data:`TONE_OPERATORS`: Reinhard, ACES, Hable, an exposure that clips and a
+  log-sigmoid curve, on scene-linear light, as renderers and generators tone-map).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -63,7 +66,7 @@ __all__ = [
 FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
 #: families outside ``all``: made after every default was chosen, to judge the scorer on images
 #: that played no part in choosing anything (``--family recolored``; needs scikit-image)
-HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized")
+HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized", "tonemapped")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -495,6 +498,50 @@ PROCESSING: dict[str, tuple[str, ...]] = {
 }
 
 
+def _reinhard(x: NDArray[np.float64], white: float = 4.0) -> NDArray[np.float64]:
+    """Reinhard's extended operator: radiance ``white`` maps to 1."""
+    return x * (1 + x / white**2) / (1 + x)
+
+
+def _aces(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Narkowicz's rational fit of the ACES reference rendering and output transforms."""
+    return (x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14)
+
+
+def _hable_curve(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    a, b, c, d, e, f = 0.15, 0.50, 0.10, 0.20, 0.02, 0.30
+    return (x * (a * x + c * b) + d * e) / (x * (a * x + b) + d * f) - e / f
+
+
+def _hable(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Hable's filmic curve (Uncharted 2), its white point at radiance 11.2."""
+    return _hable_curve(x) / _hable_curve(np.asarray(11.2))
+
+
+def _log_sigmoid(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A sigmoid in log exposure (as log-encoded looks are): mid grey 0.18 to 0.5, 1.0 to 0.90."""
+    return 1.0 / (1.0 + (0.18 / np.maximum(x, 1e-9)) ** (0.9 / np.log(2.0)))
+
+
+#: the ``tonemapped`` family's global tone operators: name → (exposure gain, operator), applied per
+#: channel to scene-linear light, as renderers and generators tone-map (``processed``'s curves act
+#: on sRGB values instead); none played a part in choosing any setting
+TONE_OPERATORS: dict[str, tuple[float, Callable[[NDArray[np.float64]], NDArray[np.float64]]]] = {
+    "reinhard": (1.6, _reinhard),
+    "aces": (0.8, _aces),
+    "hable": (2.0, _hable),
+    "exposure+0.5ev": (2**0.5, lambda x: x),  # the brightest pixels clip
+    "log-sigmoid": (1.0, _log_sigmoid),
+}
+
+
+def tone_map(srgb: NDArray[np.float64], operator: str) -> NDArray[np.float64]:
+    """sRGB values in [0, 1] through one of :data:`TONE_OPERATORS` in linear light, back to sRGB."""
+    gain, curve = TONE_OPERATORS[operator]
+    lin = np.asarray(srgb_to_linear(np.clip(srgb, 0.0, 1.0)), dtype=np.float64)
+    return np.asarray(linear_to_srgb(np.clip(curve(gain * lin), 0.0, 1.0)), dtype=np.float64)
+
+
 def process(base: KnownColorImage, chain: Sequence[str], seed: int) -> KnownColorImage:
     rng = np.random.default_rng(seed)
     img, mask = base.image, base.mask
@@ -642,6 +689,24 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                 out.append(
                     {**base, "object": shape, "setup": setup, "material": MICROFACET_SETUPS[setup][0], "step": setup}
                 )
+        elif family == "tonemapped":
+            # each operator on a matte and a glossy analytic body, set-up and shape chosen by the seed
+            matte_setups = [k for k, v in ANALYTIC_SETUPS.items() if v[0] == "diffuse"]
+            glossy_setups = [k for k, v in ANALYTIC_SETUPS.items() if v[0] == "glossy"]
+            for i, operator in enumerate(TONE_OPERATORS):
+                for j, setups in enumerate((matte_setups, glossy_setups)):
+                    setup = setups[(h + 3 * i + j) % len(setups)]
+                    shape = ANALYTIC_SHAPES[(h + 2 * i + j) % len(ANALYTIC_SHAPES)]
+                    out.append(
+                        {
+                            **base,
+                            "object": shape,
+                            "setup": setup,
+                            "operator": operator,
+                            "material": ANALYTIC_SETUPS[setup][0],
+                            "step": operator,
+                        }
+                    )
         elif family in DRAWN_SETUPS:
             for i, (setup, (material, _)) in enumerate(DRAWN_SETUPS[family].items()):
                 shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape in turn
@@ -723,6 +788,11 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _recolored(int(inputs["photo"]), rgb, size)
     if family == "microfacet":
         return _analytic(inputs["object"], rgb, MICROFACET_SETUPS[inputs["setup"]][1], size, s)
+    if family == "tonemapped":
+        plain = _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
+        image = _to8(tone_map(plain.image / 255.0, inputs["operator"]))
+        truth = _rgb3(_to8(tone_map(np.asarray(plain.truth, dtype=np.float64) / 255.0, inputs["operator"])))
+        return KnownColorImage(image, plain.mask, truth, plain=plain)
     if family in DRAWN_SETUPS:
         return _illustrated(inputs["object"], rgb, DRAWN_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "illuminant":
@@ -748,6 +818,7 @@ PLAIN: dict[str, str] = {
     "processed": "unprocessed",
     "illuminant": "under white light",
     "textured": "without texture or print",
+    "tonemapped": "without the tone operator",
 }
 
 
