@@ -94,8 +94,9 @@ class StudyScorer(ColorScorer):
     blurs the highlights of small objects into their neighbours). ``bands=False``: the lit window's
     flat test without flat bands (the unclipped pixels' shading test alone: version 16's), so that
     ``--paired 'V16={"bands": False}'`` measures version 17's change on every family.
-    ``line_cap``: the diffuse line is refused (the fitted floor alone stays) where it would take more
-    white than this (linear) off the median pixel — a tone curve's compression read as reflections;
+    ``line_cap``: the diffuse line is refused (the fitted floor alone stays) where the dichromatic
+    steps (floor and line) would take more white than this (linear) off the median pixel — a tone
+    curve's compression read as reflections;
     ``--paired 'CAP={"line_cap": 0.0918}'`` (the diffuse Fresnel reflectance of n = 1.5) measures
     it (docs/gencolor.md, tone-mapped images). None: the package's steps.
 

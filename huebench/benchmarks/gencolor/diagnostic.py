@@ -162,7 +162,7 @@ class Diagnostic(Benchmark):
     internal_options = ("scorer_config",)  # config.json's record of the scorers, rebuilt from the options
     option_help: ClassVar[dict[str, str]] = {
         "system": "iscc-nbs-l2 or css3.",
-        "quick": "Smaller, noisier renders (48 px, 16 spp): about a minute for iscc-nbs-l2, 4–10 for css3 on 2 CPU cores.",
+        "quick": "Smaller, noisier renders (48 px, 16 spp): about a minute for iscc-nbs-l2, 4–10 minutes for css3 on 2 CPU cores.",
         "size": "Render size in pixels (default: 48 with --quick, else 64).",
         "spp": "Render samples per pixel (default: 16 with --quick, else 32).",
         "family": (
@@ -527,7 +527,7 @@ class Diagnostic(Benchmark):
                         f"(offline mask, far colour), with one in {PASS_SAMPLE} of the rest; outline: the mask's "
                         "edge, which the scorer leaves out. Swatches: the target, the dominant colour each scorer found. "
                         f"A {', '.join(list(PLAIN)[:-1])} or {list(PLAIN)[-1]} image's card shows, second, the same "
-                        f"object plain ({', '.join(PLAIN.values())})."
+                        f"object plain ({'; '.join(PLAIN.values())})."
                     ),
                 )
             )
@@ -654,7 +654,12 @@ class Diagnostic(Benchmark):
                     ],
                     "rows": family_rows,
                 },
-                note=f"worst family ({m['scorer']} scorer): {(m.get('worst_family') or {}).get('family')}; families: docs/gencolor.md",
+                note=(
+                    f"worst family ({m['scorer']} scorer): {(m.get('worst_family') or {}).get('family')}; "
+                    if len(m["by_family"]) > 1
+                    else ""
+                )
+                + "families: docs/gencolor.md",
             ),
             *pictures,  # the headline numbers first, then the images and the rest
             Section(

@@ -18,9 +18,11 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
 - ``recolored`` (held out of ``all``) — objects of real photographs (:mod:`photos`) repainted in
   each albedo over their own luminance, in their real surroundings. It was made after every
   default was chosen, so it judges the scorer on images that played no part in choosing anything.
-  So were ``microfacet`` (GGX highlights), ``illustrated`` and ``stylized`` (drawn objects) and
-  ``tonemapped`` (:data:`TONE_OPERATORS`: Reinhard, ACES, Hable, an exposure that clips and a
-  log-sigmoid curve, on scene-linear light, as renderers and generators tone-map).
+  The other held-out families were each made after the scorer version they first judged:
+  ``microfacet`` (GGX highlights; version 5), ``illustrated`` (drawn objects; version 16),
+  ``stylized`` (more drawn styles; version 17) and ``tonemapped`` (version 17;
+  :data:`TONE_OPERATORS`: Reinhard, ACES, Hable, an exposure that clips and a log-sigmoid curve on
+  linear light, as renderers and generators tone-map).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -55,11 +57,13 @@ __all__ = [
     "ILLUMINANTS",
     "PLAIN",
     "PROCESSING",
+    "TONE_OPERATORS",
     "KnownColorImage",
     "family_list",
     "family_samples",
     "make_image",
     "plain_image",
+    "tone_map",
     "under_light",
 ]
 
@@ -524,8 +528,9 @@ def _log_sigmoid(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 #: the ``tonemapped`` family's global tone operators: name → (exposure gain, operator), applied per
-#: channel to scene-linear light, as renderers and generators tone-map (``processed``'s curves act
-#: on sRGB values instead); none played a part in choosing any setting
+#: channel to linear light, as renderers and generators tone-map (``processed``'s curves act on sRGB
+#: values instead) — here to the 8-bit render's linear values, already clipped at 1, a
+#: display-referred stand-in for scene light; none played a part in choosing any setting
 TONE_OPERATORS: dict[str, tuple[float, Callable[[NDArray[np.float64]], NDArray[np.float64]]]] = {
     "reinhard": (1.6, _reinhard),
     "aces": (0.8, _aces),
@@ -818,7 +823,7 @@ PLAIN: dict[str, str] = {
     "processed": "unprocessed",
     "illuminant": "under white light",
     "textured": "without texture or print",
-    "tonemapped": "without the tone operator",
+    "tonemapped": "before the tone operator",
 }
 
 

@@ -203,7 +203,8 @@ MAIN_COLOR: float | None = 0.7
 MAX_OBJECT_PIXELS: int | None = 65_536
 #: the named scorers: this project's default and the seed's method as written (PCA dominant colour
 #: over all object pixels: no mask erosion, no lit window, no specular steps, no main-colour step
-#: and no bound on the chroma — it takes every pixel of the mask and keeps what PCA gives)
+#: and no bound on the chroma — every pixel of the mask, or of its working grid on a mask above
+#: max_object_pixels as for ours, and what PCA gives)
 SCORERS: dict[str, dict[str, Any]] = {
     "huebench": {},
     "paper": {
