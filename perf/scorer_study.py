@@ -178,9 +178,9 @@ class StudyScorer(ColorScorer):
                 px, saturation=max(saturation_of(lin), 1e-3), keep_clipped=matte and self.matte_keeps_clipped
             )
         if self.specular == SPECULAR and self.line_cap is not None:
-            out = super().specular_steps(px8, veil, glossy)
+            out = super().specular_steps(px8, veil, glossy)  # pixel for pixel: the floor and the line
             removed = srgb8_to_linear(px8).mean(axis=1) - srgb8_to_linear(out).mean(axis=1)
-            if len(out) != len(px8) or float(np.median(removed)) <= self.line_cap:
+            if float(np.median(removed)) <= self.line_cap:
                 return out
             if veil is not None:  # the veil came off before: nothing else to keep
                 return px8

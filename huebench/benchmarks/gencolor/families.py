@@ -547,19 +547,27 @@ def tone_map(srgb: NDArray[np.float64], operator: str) -> NDArray[np.float64]:
     return np.asarray(linear_to_srgb(np.clip(curve(gain * lin), 0.0, 1.0)), dtype=np.float64)
 
 
+#: every colour transform :func:`process` runs (sRGB in [0, 1] → sRGB, image and truth alike): the
+#: ``processed`` family's and the ``tonemapped`` family's operators
+COLOR_TRANSFORMS: dict[str, Callable[[NDArray[np.float64]], NDArray[np.float64]]] = {
+    **COLOR_STEPS,
+    **{name: functools.partial(tone_map, operator=name) for name in TONE_OPERATORS},
+}
+
+
 def process(base: KnownColorImage, chain: Sequence[str], seed: int) -> KnownColorImage:
     rng = np.random.default_rng(seed)
     img, mask = base.image, base.mask
     truth = np.asarray(base.truth, dtype=np.float64) / 255.0
     for step in chain:
-        if step in COLOR_STEPS:
-            img = _to8(COLOR_STEPS[step](img / 255.0))
-            truth = COLOR_STEPS[step](truth)
+        if step in COLOR_TRANSFORMS:
+            img = _to8(COLOR_TRANSFORMS[step](img / 255.0))
+            truth = COLOR_TRANSFORMS[step](truth)
         elif step in PIXEL_STEPS:
             img, mask = PIXEL_STEPS[step](img, mask, rng)
         else:
             raise HuebenchError(
-                f"unknown processing step {step!r}; available: {', '.join([*COLOR_STEPS, *PIXEL_STEPS])}"
+                f"unknown processing step {step!r}; available: {', '.join([*COLOR_TRANSFORMS, *PIXEL_STEPS])}"
             )
     return KnownColorImage(img, mask, _rgb3(_to8(truth)), plain=base)
 
@@ -795,9 +803,7 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _analytic(inputs["object"], rgb, MICROFACET_SETUPS[inputs["setup"]][1], size, s)
     if family == "tonemapped":
         plain = _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
-        image = _to8(tone_map(plain.image / 255.0, inputs["operator"]))
-        truth = _rgb3(_to8(tone_map(np.asarray(plain.truth, dtype=np.float64) / 255.0, inputs["operator"])))
-        return KnownColorImage(image, plain.mask, truth, plain=plain)
+        return process(plain, (inputs["operator"],), s)
     if family in DRAWN_SETUPS:
         return _illustrated(inputs["object"], rgb, DRAWN_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "illuminant":
