@@ -49,7 +49,7 @@ import numpy as np
 from huebench.benchmarks.gencolor.diagnostic import Diagnostic
 from huebench.benchmarks.gencolor.scoring import SPECULAR, ColorScorer
 from huebench.color import albedo_saturation, diffuse_reconstruction, remove_specular, srgb8_to_linear
-from huebench.color.reflectance import smooth_within, unclipped_shading
+from huebench.color.reflectance import MAX_REMOVED_WHITE, smooth_within, unclipped_shading
 from huebench.errors import HuebenchError
 
 
@@ -94,11 +94,6 @@ class StudyScorer(ColorScorer):
     blurs the highlights of small objects into their neighbours). ``bands=False``: the lit window's
     flat test without flat bands (the unclipped pixels' shading test alone: version 16's), so that
     ``--paired 'V16={"bands": False}'`` measures version 17's change on every family.
-    ``line_cap``: the diffuse line is refused (the fitted floor alone stays) where the dichromatic
-    steps (floor and line) would take more white than this (linear) off the median pixel — a tone
-    curve's compression read as reflections;
-    ``--paired 'CAP={"line_cap": 0.0918}'`` (the diffuse Fresnel reflectance of n = 1.5) measures
-    it (docs/gencolor.md, tone-mapped images). None: the package's steps.
 
     Two oracles for ``--ceiling`` (what the default's steps would reach given what they estimate):
     ``glossy`` answers the gloss test (True / False: a material known from outside the image; None:
@@ -115,7 +110,6 @@ class StudyScorer(ColorScorer):
         specular: str | None = SPECULAR,
         smooth: float = 0.0,
         bands: bool = True,
-        line_cap: float | None = None,
         glossy: bool | None = None,
         truth: tuple[int, int, int] | None = None,
         **options: Any,
@@ -132,17 +126,13 @@ class StudyScorer(ColorScorer):
         self.specular = specular
         self.smooth = float(smooth)
         self.bands = bool(bands)
-        if line_cap is not None and not line_cap > 0:
-            raise HuebenchError(f"line_cap must be a linear radiance > 0 or None, got {line_cap!r}")
-        self.line_cap = None if line_cap is None else float(line_cap)
         self.glossy, self.truth = glossy, truth
         self._light: np.ndarray | None = None  # the light score_pixels was given, for the oracle
 
     def config(self) -> dict[str, Any]:
         oracles = {k: v for k, v in (("glossy", self.glossy), ("truth", self.truth)) if v is not None}
         older = {} if self.bands else {"bands": False}
-        cap = {} if self.line_cap is None else {"line_cap": self.line_cap}
-        return {**super().config(), "smooth": self.smooth, **older, **cap, **oracles}  # by default, the package's
+        return {**super().config(), "smooth": self.smooth, **older, **oracles}  # by default, the package's
 
     def score_pixels(self, rgb_pixels: Any, target: str, **kwargs: Any) -> Any:
         self._light = kwargs.get("light")
@@ -177,16 +167,6 @@ class StudyScorer(ColorScorer):
             return diffuse_reconstruction(
                 px, saturation=max(saturation_of(lin), 1e-3), keep_clipped=matte and self.matte_keeps_clipped
             )
-        if self.specular == SPECULAR and self.line_cap is not None:
-            out = super().specular_steps(px8, veil, glossy)  # pixel for pixel: the floor and the line
-            removed = srgb8_to_linear(px8).mean(axis=1) - srgb8_to_linear(out).mean(axis=1)
-            if float(np.median(removed)) <= self.line_cap:
-                return out
-            if veil is not None:  # the veil came off before: nothing else to keep
-                return px8
-            return remove_specular(
-                px8, method="fitted-floor", min_saturation=self.floor_min_saturation, max_floor=self.max_floor
-            )
         if self.specular == SPECULAR:  # the package's own steps
             return super().specular_steps(px8, veil, glossy)
         for step in (self.specular or "").split("+"):
@@ -217,6 +197,12 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "gloss_smooth": {f"{v}": {"gloss_smooth": v} for v in (0.0, 1.0, 1.5, 2.5)},
     "gloss_radial": {f"{v}": {"gloss_radial": v} for v in (None, 1.5, 2.0, 3.0)},
     "max_floor": {f"{v}": {"max_floor": v} for v in (None, 0.04, 0.05, 0.1)},
+    "max_removed_white": {
+        "None": {"max_removed_white": None},
+        "0.04": {"max_removed_white": 0.04},  # F0 of n = 1.5
+        "0.0918": {"max_removed_white": MAX_REMOVED_WHITE},  # its diffuse Fresnel reflectance (the default)
+        "0.15": {"max_removed_white": 0.15},
+    },
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},

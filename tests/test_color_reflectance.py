@@ -736,6 +736,54 @@ def test_the_scorers_specular_steps_are_the_two_corrections_in_turn():
                 assert np.array_equal(scorer.specular_steps(px, veil, glossy), expected)
 
 
+def test_the_diffuse_fresnel_reflectance_is_the_hemispheres_cosine_weighted_mean():
+    # at normal incidence ((n − 1)/(n + 1))², at grazing incidence everything; the hemisphere's
+    # cosine-weighted mean against a fine trapezoid sum, and for light inside the medium the
+    # reciprocity r_inside = 1 − (1 − r_outside)/n² (total reflection below the critical angle)
+    assert rf.fresnel_reflectance(1.0, 1.5) == pytest.approx(0.04, abs=1e-12)
+    assert rf.fresnel_reflectance(0.0, 1.5) == pytest.approx(1.0)
+    assert np.all(rf.fresnel_reflectance(np.array([0.0, 0.3]), 1 / 1.5) == 1.0)  # beyond the critical angle
+    theta = np.linspace(0.0, np.pi / 2, 400_001)
+    for n, literature in ((1.5, 0.0918), (1.33, 0.0659)):
+        y = 2 * rf.fresnel_reflectance(np.cos(theta), n) * np.cos(theta) * np.sin(theta)
+        trapezoids = float(np.sum((y[1:] + y[:-1]) / 2 * np.diff(theta)))
+        assert rf.diffuse_fresnel_reflectance(n) == pytest.approx(trapezoids, abs=1e-8)
+        assert rf.diffuse_fresnel_reflectance(n) == pytest.approx(literature, abs=5e-5)
+        inside = 1 - (1 - rf.diffuse_fresnel_reflectance(n)) / n**2
+        assert rf.diffuse_fresnel_reflectance(1 / n) == pytest.approx(inside, abs=1e-6)
+    assert rf.diffuse_fresnel_reflectance(1.5) == rf.MAX_REMOVED_WHITE
+    with pytest.raises(HuebenchError, match="refractive index"):
+        rf.diffuse_fresnel_reflectance(0.0)
+
+
+def test_the_diffuse_line_is_refused_where_it_would_take_more_white_than_a_dielectric_reflects():
+    # a log-sigmoid tone curve lowers saturation as the body brightens, which the gloss test and
+    # the diffuse line read as reflected white: the line would take far more than a dielectric's
+    # diffuse Fresnel reflectance off the median pixel, so only the fitted floor comes off; the
+    # same body before the curve keeps its line
+    from huebench import stats
+    from huebench.benchmarks.gencolor import families as fam
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    pink = {"family": "tonemapped", "color": "Pink", "rgb": [230, 134, 151], "object": "sphere"}
+    pink |= {"setup": "lambert", "operator": "log-sigmoid", "material": "diffuse", "step": "log-sigmoid"}
+    curved = fam.make_image(pink, size=48)
+    for known, refused in ((curved, True), (curved.plain, False)):
+        px = known.image[known.mask]
+        line = rf.dichromatic_steps(px, max_removed_white=None)
+        removed = stats.median(rf.srgb8_to_linear(px).mean(axis=1) - rf.srgb8_to_linear(line).mean(axis=1))
+        assert (removed > rf.MAX_REMOVED_WHITE) is refused, removed
+        assert not np.array_equal(line, px)  # the line moves both
+        got = rf.dichromatic_steps(px)
+        assert np.array_equal(got, rf.remove_fitted_floor(px) if refused else line)
+        if refused:  # a veil came off before (no floor to fit): nothing else to keep
+            assert np.array_equal(rf.dichromatic_steps(px, floor=False), px)
+    with pytest.raises(HuebenchError, match="max_removed_white must be"):
+        ColorScorer("css3", max_removed_white=0.0)
+    assert ColorScorer("css3").config()["max_removed_white"] == rf.MAX_REMOVED_WHITE
+    assert ColorScorer("css3", max_removed_white=None).config()["max_removed_white"] is None
+
+
 def test_a_new_method_is_one_function_and_one_entry(monkeypatch):
     monkeypatch.setitem(rf.SPECULAR_REMOVAL_METHODS, "none", lambda rgb8, **_: np.asarray(rgb8))
     px = _phong_sphere(RED, highlight=0.5)[0][:4, :4].reshape(-1, 3)

@@ -212,6 +212,7 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "gloss_uniformity",
         "gloss_radial",
         "max_floor",
+        "max_removed_white",
         "gloss_smooth",
         "rim_ratio",
         "main_color",
@@ -605,3 +606,23 @@ def test_the_held_out_tonemapped_family_maps_scene_light_and_its_truth_alike():
     # the image is the operator's image of the plain body, pixel by pixel (the truth's transform)
     mapped = np.clip(np.round(fam.tone_map(made.plain.image / 255.0, s["operator"]) * 255), 0, 255)
     assert np.array_equal(made.image, mapped.astype(np.uint8))
+
+
+def test_a_tone_curve_is_not_read_as_reflections_since_version_18():
+    """A matte purplish pink under the ACES fit: the curve lowers saturation as the body brightens,
+    the gloss test fires and version 17's diffuse line put every pixel at the darker pixels'
+    saturation, 20 L* too dark; version 18 refuses a line that takes more white off the median
+    pixel than a dielectric reflects (max_removed_white) and the colour is the truth's."""
+    s = next(
+        x
+        for x in fam.family_samples("tonemapped", L2)
+        if (x["color"], x["setup"], x["operator"]) == ("Purplish pink", "lambert", "aces")
+    )
+    made = fam.make_image(s, size=48)
+    target = "#{:02X}{:02X}{:02X}".format(*made.truth)
+    truth_l = float(srgb_to_lab(np.asarray(made.truth, dtype=np.float64) / 255.0)[0])
+    now = ColorScorer("iscc-nbs-l2").score_image(made.image, target, mask=made.mask)[0]
+    before = ColorScorer("iscc-nbs-l2", max_removed_white=None).score_image(made.image, target, mask=made.mask)[0]
+    assert now.glossy and before.glossy  # the gloss test's false alarm stays
+    assert now.passed and abs(now.dominant_lab[0] - truth_l) < 5
+    assert not before.passed and before.dominant_lab[0] < truth_l - 15

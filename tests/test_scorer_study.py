@@ -249,35 +249,3 @@ def test_the_version_16_flat_test_is_one_option_away(study):
     assert now.passed and not older.passed and older.dominant_lab[0] < now.dominant_lab[0] - 3
     assert study.StudyScorer("iscc-nbs-l2").config() == ColorScorer("iscc-nbs-l2").config()
     assert study.StudyScorer("iscc-nbs-l2", bands=False).config()["bands"] is False
-
-
-def test_the_line_cap_refuses_a_diffuse_line_that_takes_a_tone_curve_for_reflections(study):
-    from huebench.benchmarks.gencolor import families as fam
-    from huebench.benchmarks.gencolor.scoring import ColorScorer
-    from huebench.color import remove_specular, srgb8_to_linear
-
-    # the cap the docs measure: the diffuse (hemispherical, cosine-weighted) Fresnel reflectance of n = 1.5
-    theta = np.linspace(0.0, np.pi / 2, 200_001)
-    cos_i = np.cos(theta)
-    cos_t = np.sqrt(1 - (np.sin(theta) / 1.5) ** 2)
-    f = (
-        ((cos_i - 1.5 * cos_t) / (cos_i + 1.5 * cos_t)) ** 2 + ((cos_t - 1.5 * cos_i) / (cos_t + 1.5 * cos_i)) ** 2
-    ) / 2
-    y = 2 * f * cos_i * np.sin(theta)
-    assert float(np.sum((y[1:] + y[:-1]) / 2 * np.diff(theta))) == pytest.approx(0.0918, abs=5e-5)  # trapezoids
-    capped, package = study.StudyScorer("iscc-nbs-l2", line_cap=0.0918), ColorScorer("iscc-nbs-l2")
-    assert capped.config()["line_cap"] == 0.0918 and "line_cap" not in study.StudyScorer("iscc-nbs-l2").config()
-    with pytest.raises(HuebenchError, match="line_cap must be"):
-        study.StudyScorer("iscc-nbs-l2", line_cap=0.0)
-    pink = {"family": "tonemapped", "color": "Pink", "rgb": [230, 134, 151], "object": "sphere"}
-    pink |= {"setup": "lambert", "operator": "log-sigmoid", "material": "diffuse", "step": "log-sigmoid"}
-    for known, refused in ((fam.make_image(pink, size=48), True), (fam.make_image(pink, size=48).plain, False)):
-        px = known.image[known.mask]
-        ours = package.specular_steps(px, veil=None, glossy=True)
-        removed = np.median(srgb8_to_linear(px).mean(axis=1) - srgb8_to_linear(ours).mean(axis=1))
-        assert bool(removed > 0.0918) is refused  # the curve's compression, read as white; the plain body's is small
-        out = capped.specular_steps(px, veil=None, glossy=True)
-        floor = remove_specular(
-            px, method="fitted-floor", min_saturation=package.floor_min_saturation, max_floor=package.max_floor
-        )
-        assert np.array_equal(out, floor if refused else ours)

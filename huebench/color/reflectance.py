@@ -74,6 +74,7 @@ __all__ = [
     "LIGHT_PLANARITY",
     "LIGHT_PLANE_FILL",
     "MAIN_COLOR_FROM",
+    "MAX_REMOVED_WHITE",
     "NEUTRAL_HIGHLIGHT",
     "NEUTRAL_SATURATION",
     "RIM_BAND",
@@ -87,12 +88,14 @@ __all__ = [
     "balance",
     "chroma_quantile",
     "dichromatic_steps",
+    "diffuse_fresnel_reflectance",
     "diffuse_line_reconstruction",
     "diffuse_reconstruction",
     "edge_near_surroundings",
     "fit_sample",
     "fit_sample_of",
     "fit_veil",
+    "fresnel_reflectance",
     "gaussian_blur",
     "grow_mask",
     "has_shading",
@@ -119,6 +122,38 @@ __all__ = [
 #: diagnostic renders' plastic has n = 1.49, 0.039). Even where a glossy surface reflects least it
 #: reflects this much of its surroundings as white (:func:`specular_veil`)
 F0_DIELECTRIC = 0.04
+
+
+def fresnel_reflectance(cos_incidence: Any, n: float = 1.5) -> NDArray[np.float64]:
+    """Unpolarised Fresnel reflectance of a smooth dielectric of relative refractive index ``n``
+    at these cosines of the angle of incidence (the mean of the s and p reflectances; 1 beyond the
+    critical angle where ``n`` < 1). At normal incidence it is ((n − 1)/(n + 1))²."""
+    if not n > 0:
+        raise HuebenchError(f"n must be a refractive index > 0, got {n!r}")
+    cos_i = np.clip(np.asarray(cos_incidence, dtype=np.float64), 0.0, 1.0)
+    sin_t2 = (1.0 - cos_i * cos_i) / (n * n)
+    cos_t = np.sqrt(np.clip(1.0 - sin_t2, 0.0, None))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r_s = ((cos_i - n * cos_t) / (cos_i + n * cos_t)) ** 2
+        r_p = ((cos_t - n * cos_i) / (cos_t + n * cos_i)) ** 2
+    return np.where(sin_t2 >= 1.0, 1.0, (r_s + r_p) / 2)
+
+
+@functools.cache
+def diffuse_fresnel_reflectance(n: float = 1.5) -> float:
+    """The share of light from a uniform sky that a smooth dielectric of index ``n`` reflects: the
+    Fresnel reflectance averaged over the hemisphere, cosine-weighted, ∫₀¹ 2μ F(μ) dμ over the
+    cosine μ of incidence (0.0918 for n = 1.5; Gauss–Legendre, 96 nodes, above the critical
+    angle's cosine where ``n`` < 1: below it every ray is reflected)."""
+    if not n > 0:
+        raise HuebenchError(f"n must be a refractive index > 0, got {n!r}")
+    critical = float(np.sqrt(1.0 - n * n)) if n < 1 else 0.0
+    nodes, weights = np.polynomial.legendre.leggauss(96)
+    half = (1.0 - critical) / 2.0
+    mu = critical + (nodes + 1.0) * half  # [-1, 1] → [critical, 1]
+    return critical**2 + float(np.sum(weights * half * 2.0 * mu * fresnel_reflectance(mu, n)))
+
+
 #: gloss test (:func:`looks_glossy`): one albedo under white light has one saturation whatever the
 #: shading, so when a tenth of the lit half falls below this fraction of the top saturation, white
 #: light is added somewhere — specular reflection. Chosen by the leave-one-family-out tables in
@@ -184,6 +219,13 @@ VEIL_TOLERANCE = 1.25
 #: (:func:`remove_fitted_floor`). Chosen by the leave-one-family-out tables in docs/gencolor.md
 #: ("max_floor"); None: no bound
 MAX_FLOOR: float | None = VEIL_TOLERANCE * F0_DIELECTRIC
+#: the most white the dichromatic steps (floor and diffuse line) may take off the median pixel of
+#: a surface (linear): a dielectric in white surroundings reflects at most their diffuse Fresnel
+#: reflectance (:func:`diffuse_fresnel_reflectance` of n = 1.5, 0.0918) from most of its surface;
+#: more is a tone curve's or a saturation change's compression read as reflections, and the line
+#: is refused (the fitted floor stays: :func:`dichromatic_steps`). Computed, not tuned; the
+#: leave-one-family-out tables in docs/gencolor.md ("max_removed_white") measure it. None: no bound
+MAX_REMOVED_WHITE: float | None = diffuse_fresnel_reflectance(1.5)
 #: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
 #: an object white-balanced by the light (:func:`light_colour`, :func:`balance`) and puts its colour
 #: back under the light before the comparison (``ColorScorer(light_planarity=None)``: the light is
@@ -1045,13 +1087,50 @@ def dichromatic_steps(
     quantile: float = 0.75,
     min_saturation: float = 0.15,
     keep_clipped: bool = False,
+    max_removed_white: float | None = MAX_REMOVED_WHITE,
 ) -> NDArray[np.uint8]:
     """The dichromatic corrections in turn: with ``floor``, :func:`remove_fitted_floor`
     (``floor_min_saturation``, ``max_floor``), then :func:`diffuse_line_reconstruction`
     (``quantile``, ``min_saturation``, ``keep_clipped``) on its result, the two sharing one
     :class:`DichromaticFit` when the floor leaves the pixels as they are. N×3 8-bit pixels of at
     most :data:`FIT_PIXELS` run as one kernel where numba is (the same pixels; its few 3-vector
-    products are loops where NumPy calls BLAS)."""
+    products are loops where NumPy calls BLAS).
+
+    ``max_removed_white`` (:data:`MAX_REMOVED_WHITE`; None: no bound): where the two steps would
+    take more white than this (linear, the mean over channels) off the median pixel, the pixels
+    are not reflections of a dielectric but a compressive tone curve's or a saturation change's
+    (which lower saturation as brightness rises, as reflected white does): the diffuse line is
+    refused and the floor alone comes off (none where ``floor`` is False)."""
+    steps = _dichromatic_steps(
+        rgb8,
+        floor=floor,
+        floor_min_saturation=floor_min_saturation,
+        max_floor=max_floor,
+        quantile=quantile,
+        min_saturation=min_saturation,
+        keep_clipped=keep_clipped,
+    )
+    if max_removed_white is None or steps is rgb8 or len(steps) == 0:
+        return steps
+    removed = row_mean(srgb8_to_linear(rgb8).reshape(-1, 3)) - row_mean(srgb8_to_linear(steps).reshape(-1, 3))
+    if stats.median(removed) <= max_removed_white:
+        return steps
+    if not floor:
+        return np.asarray(rgb8)
+    return remove_fitted_floor(rgb8, min_saturation=floor_min_saturation, max_floor=max_floor)
+
+
+def _dichromatic_steps(
+    rgb8: NDArray[np.uint8],
+    *,
+    floor: bool,
+    floor_min_saturation: float,
+    max_floor: float | None,
+    quantile: float,
+    min_saturation: float,
+    keep_clipped: bool,
+) -> NDArray[np.uint8]:
+    """:func:`dichromatic_steps` without the bound on the white they take."""
     px = np.asarray(rgb8)
     if (
         _kernels.enabled(len(px))

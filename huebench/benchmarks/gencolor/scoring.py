@@ -83,6 +83,7 @@ from huebench.color.reflectance import (
     LIGHT_PLANARITY,
     MAIN_COLOR_FROM,
     MAX_FLOOR,
+    MAX_REMOVED_WHITE,
     NEUTRAL_HIGHLIGHT,
     RIM_BAND,
     RIM_RATIO,
@@ -121,7 +122,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 17
+SCORER_VERSION = 18
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -159,7 +160,7 @@ ERODE = 1
 #: value: 0.03 helped the worst ISCC-NBS L2 family and hurt the worst CSS one, each beyond its paired
 #: interval (docs/gencolor.md, version 7). The gloss test's and the veil's other defaults —
 #: GLOSS_UNIFORMITY, GLOSS_RADIAL, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE and the fitted floor's
-#: FLOOR_MIN_SATURATION and MAX_FLOOR — are the colour core's, documented and measured there
+#: FLOOR_MIN_SATURATION, MAX_FLOOR and MAX_REMOVED_WHITE — are the colour core's, documented and measured there
 FRESNEL_F0: float | None = F0_DIELECTRIC
 #: no invented colour: the dominant colour's chroma may exceed the 99th percentile of the object's
 #: own pixel chroma (after removing the veil, the one reflection modelled from outside the pixels)
@@ -289,6 +290,7 @@ class ColorScorer:
         specular: str | None = SPECULAR,
         floor_min_saturation: float = FLOOR_MIN_SATURATION,
         max_floor: float | None = MAX_FLOOR,
+        max_removed_white: float | None = MAX_REMOVED_WHITE,
         fresnel: float | None = FRESNEL_F0,
         gloss_uniformity: float = GLOSS_UNIFORMITY,
         gloss_radial: float | None = GLOSS_RADIAL,
@@ -372,6 +374,9 @@ class ColorScorer:
         if max_floor is not None and not max_floor > 0:
             raise HuebenchError(f"max_floor must be a linear radiance > 0 or None, got {max_floor!r}")
         self.max_floor = None if max_floor is None else float(max_floor)
+        if max_removed_white is not None and not max_removed_white > 0:
+            raise HuebenchError(f"max_removed_white must be a linear radiance > 0 or None, got {max_removed_white!r}")
+        self.max_removed_white = None if max_removed_white is None else float(max_removed_white)
         if fresnel is not None and not 0.0 <= fresnel < 1.0:
             raise HuebenchError(f"fresnel must be a reflectance in [0, 1) or None, got {fresnel!r}")
         self.fresnel = None if fresnel is None else float(fresnel)
@@ -410,6 +415,7 @@ class ColorScorer:
             "smooth": 0.0,  # no in-mask smoothing (a study variant); the key keeps earlier runs resumable
             "floor_min_saturation": self.floor_min_saturation,
             "max_floor": self.max_floor,
+            "max_removed_white": self.max_removed_white,
             "fresnel": self.fresnel,
             "gloss_uniformity": self.gloss_uniformity,
             "gloss_radial": self.gloss_radial,
@@ -708,6 +714,7 @@ class ColorScorer:
             floor=veil is None,  # a removed veil is the floor this step would fit
             floor_min_saturation=self.floor_min_saturation,
             max_floor=self.max_floor,
+            max_removed_white=self.max_removed_white,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
         )
