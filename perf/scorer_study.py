@@ -184,8 +184,8 @@ class StudyScorer(ColorScorer):
         return px8
 
 
-#: each setting and the values tried; the first value listed is not special — the default is
-#: whatever ColorScorer's default is, marked in the output
+#: each setting and the values tried; the default is whatever ColorScorer's default is, marked in
+#: the output. The first value listed wins ties in the leave-one-family-out choice (lofo)
 SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "fresnel": {
         "none": {"fresnel": None},

@@ -754,17 +754,24 @@ def test_the_diffuse_fresnel_reflectance_is_the_hemispheres_cosine_weighted_mean
     assert rf.diffuse_fresnel_reflectance(1.5) == rf.MAX_REMOVED_WHITE
     with pytest.raises(HuebenchError, match="refractive index"):
         rf.diffuse_fresnel_reflectance(0.0)
+    assert np.all(rf.fresnel_reflectance(np.array([0.0, 0.5, 1.0]), 1.0) == 0.0)  # no interface, no reflection
+    with pytest.raises(HuebenchError, match=r"must lie in \[0, 1\]"):
+        rf.fresnel_reflectance(-0.5)
 
 
-def test_the_diffuse_line_is_refused_where_it_would_take_more_white_than_a_dielectric_reflects():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_diffuse_line_is_refused_where_it_would_take_more_white_than_a_dielectric_reflects(monkeypatch, compiled):
     # a log-sigmoid tone curve lowers saturation as the body brightens, which the gloss test and
     # the diffuse line read as reflected white: the line would take far more than a dielectric's
-    # diffuse Fresnel reflectance off the median pixel, so only the fitted floor comes off; the
-    # same body before the curve keeps its line
+    # diffuse Fresnel reflectance off the pixels (their median), so only the fitted floor comes
+    # off; the same body before the curve keeps its line. Both paths (the kernel and NumPy)
     from huebench import stats
     from huebench.benchmarks.gencolor import families as fam
     from huebench.benchmarks.gencolor.scoring import ColorScorer
+    from huebench.color import _kernels
 
+    if not compiled:
+        monkeypatch.setattr(_kernels, "enabled", lambda n: False)
     pink = {"family": "tonemapped", "color": "Pink", "rgb": [230, 134, 151], "object": "sphere"}
     pink |= {"setup": "lambert", "operator": "log-sigmoid", "material": "diffuse", "step": "log-sigmoid"}
     curved = fam.make_image(pink, size=48)
@@ -778,6 +785,15 @@ def test_the_diffuse_line_is_refused_where_it_would_take_more_white_than_a_diele
         assert np.array_equal(got, rf.remove_fitted_floor(px) if refused else line)
         if refused:  # a veil came off before (no floor to fit): nothing else to keep
             assert np.array_equal(rf.dichromatic_steps(px, floor=False), px)
+    # where a floor does come off, a refused line keeps it: the plain body under a bound below
+    # what its steps take
+    px = curved.plain.image[curved.plain.mask]
+    floored = rf.remove_fitted_floor(px)
+    assert not np.array_equal(floored, px)
+    assert np.array_equal(rf.dichromatic_steps(px, max_removed_white=1e-3), floored)
+    assert np.array_equal(rf.dichromatic_steps(px, floor=False, max_removed_white=1e-3), px)
+    with pytest.raises(HuebenchError, match="max_removed_white must be"):
+        rf.dichromatic_steps(px, max_removed_white=float("nan"))
     with pytest.raises(HuebenchError, match="max_removed_white must be"):
         ColorScorer("css3", max_removed_white=0.0)
     assert ColorScorer("css3").config()["max_removed_white"] == rf.MAX_REMOVED_WHITE

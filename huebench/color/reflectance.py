@@ -126,11 +126,16 @@ F0_DIELECTRIC = 0.04
 
 def fresnel_reflectance(cos_incidence: Any, n: float = 1.5) -> NDArray[np.float64]:
     """Unpolarised Fresnel reflectance of a smooth dielectric of relative refractive index ``n``
-    at these cosines of the angle of incidence (the mean of the s and p reflectances; 1 beyond the
-    critical angle where ``n`` < 1). At normal incidence it is ((n − 1)/(n + 1))²."""
+    at these cosines of the angle of incidence, each in [0, 1] (the mean of the s and p
+    reflectances; 1 beyond the critical angle where ``n`` < 1, 0 everywhere for ``n`` = 1: no
+    interface). At normal incidence it is ((n − 1)/(n + 1))²."""
     if not n > 0:
         raise HuebenchError(f"n must be a refractive index > 0, got {n!r}")
-    cos_i = np.clip(np.asarray(cos_incidence, dtype=np.float64), 0.0, 1.0)
+    cos_i = np.asarray(cos_incidence, dtype=np.float64)
+    if not np.all((cos_i >= 0.0) & (cos_i <= 1.0)):
+        raise HuebenchError("cosines of incidence must lie in [0, 1] (light from the surface's outer side)")
+    if n == 1:
+        return np.zeros_like(cos_i)
     sin_t2 = (1.0 - cos_i * cos_i) / (n * n)
     cos_t = np.sqrt(np.clip(1.0 - sin_t2, 0.0, None))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -144,7 +149,9 @@ def diffuse_fresnel_reflectance(n: float = 1.5) -> float:
     """The share of light from a uniform sky that a smooth dielectric of index ``n`` reflects: the
     Fresnel reflectance averaged over the hemisphere, cosine-weighted, ∫₀¹ 2μ F(μ) dμ over the
     cosine μ of incidence (0.0918 for n = 1.5; Gauss–Legendre, 96 nodes, above the critical
-    angle's cosine where ``n`` < 1: below it every ray is reflected)."""
+    angle's cosine where ``n`` < 1: below it every ray is reflected). It is also the mean, over a
+    glossy sphere's image, of the white it mirrors from uniform white surroundings: a sphere seen
+    from afar shows its surface at viewing cosine μ with image area ∝ 2μ dμ."""
     if not n > 0:
         raise HuebenchError(f"n must be a refractive index > 0, got {n!r}")
     critical = float(np.sqrt(1.0 - n * n)) if n < 1 else 0.0
@@ -219,12 +226,15 @@ VEIL_TOLERANCE = 1.25
 #: (:func:`remove_fitted_floor`). Chosen by the leave-one-family-out tables in docs/gencolor.md
 #: ("max_floor"); None: no bound
 MAX_FLOOR: float | None = VEIL_TOLERANCE * F0_DIELECTRIC
-#: the most white the dichromatic steps (floor and diffuse line) may take off the median pixel of
-#: a surface (linear): a dielectric in white surroundings reflects at most their diffuse Fresnel
-#: reflectance (:func:`diffuse_fresnel_reflectance` of n = 1.5, 0.0918) from most of its surface;
-#: more is a tone curve's or a saturation change's compression read as reflections, and the line
-#: is refused (the fitted floor stays: :func:`dichromatic_steps`). Computed, not tuned; the
-#: leave-one-family-out tables in docs/gencolor.md ("max_removed_white") measure it. None: no bound
+#: the most white the dichromatic steps (floor and diffuse line) may take off a surface's pixels,
+#: the median over its pixels of the white taken from each (linear): a glossy dielectric sphere in
+#: uniform white surroundings mirrors on average, over its image, their diffuse Fresnel reflectance
+#: (:func:`diffuse_fresnel_reflectance` of n = 1.5, 0.0918), its median pixel about F(45°) = 0.05,
+#: and a lamp's highlight more but on few pixels; more is a tone curve's or a saturation change's
+#: compression read as reflections, and the line is refused (the fitted floor stays:
+#: :func:`dichromatic_steps`). A Fresnel veil removed before the steps is not counted. Computed,
+#: not tuned; the leave-one-family-out tables in docs/gencolor.md ("max_removed_white") measure
+#: it. None: no bound
 MAX_REMOVED_WHITE: float | None = diffuse_fresnel_reflectance(1.5)
 #: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
 #: an object white-balanced by the light (:func:`light_colour`, :func:`balance`) and puts its colour
@@ -1096,11 +1106,13 @@ def dichromatic_steps(
     most :data:`FIT_PIXELS` run as one kernel where numba is (the same pixels; its few 3-vector
     products are loops where NumPy calls BLAS).
 
-    ``max_removed_white`` (:data:`MAX_REMOVED_WHITE`; None: no bound): where the two steps would
-    take more white than this (linear, the mean over channels) off the median pixel, the pixels
-    are not reflections of a dielectric but a compressive tone curve's or a saturation change's
-    (which lower saturation as brightness rises, as reflected white does): the diffuse line is
-    refused and the floor alone comes off (none where ``floor`` is False)."""
+    ``max_removed_white`` (:data:`MAX_REMOVED_WHITE`; None: no bound): where the median, over the
+    pixels, of the white the two steps take from each (linear, the mean over channels) exceeds
+    this, the pixels are not reflections of a dielectric but a compressive tone curve's or a
+    saturation change's (which lower saturation as brightness rises, as reflected white does): the
+    diffuse line is refused and the floor alone comes off (none where ``floor`` is False)."""
+    if max_removed_white is not None and not max_removed_white > 0:
+        raise HuebenchError(f"max_removed_white must be a linear radiance > 0 or None, got {max_removed_white!r}")
     steps = _dichromatic_steps(
         rgb8,
         floor=floor,
@@ -1110,7 +1122,7 @@ def dichromatic_steps(
         min_saturation=min_saturation,
         keep_clipped=keep_clipped,
     )
-    if max_removed_white is None or steps is rgb8 or len(steps) == 0:
+    if max_removed_white is None or steps is rgb8:  # (the NumPy path returns unchanged pixels as given)
         return steps
     removed = row_mean(srgb8_to_linear(rgb8).reshape(-1, 3)) - row_mean(srgb8_to_linear(steps).reshape(-1, 3))
     if stats.median(removed) <= max_removed_white:

@@ -22,7 +22,9 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   ``microfacet`` (GGX highlights; version 5), ``illustrated`` (drawn objects; version 16),
   ``stylized`` (more drawn styles; version 17) and ``tonemapped`` (version 17;
   :data:`TONE_OPERATORS`: Reinhard, ACES, Hable, an exposure that clips and a log-sigmoid curve on
-  linear light, as renderers and generators tone-map).
+  linear light, as renderers and generators tone-map). Its failures under version 17 led to
+  version 18's bound on the white the diffuse line takes, so for version 18 it is no longer
+  held-out evidence, only a family the scorer must still pass.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,

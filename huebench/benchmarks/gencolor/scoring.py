@@ -25,7 +25,9 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   surfaces get a fitted white floor removed instead (``remove_specular(method="fitted-floor")``; clearly chromatic
   surfaces only, ``FLOOR_MIN_SATURATION``). Then every pixel is put back on the albedo's diffuse
   line (``diffuse_reconstruction(method="diffuse-line")``) — glossy objects 22 → 91 % (L2) and
-  52 → 88 % (CSS), diffuse objects ≈ 99 %;
+  52 → 88 % (CSS), diffuse objects ≈ 99 % — unless the two steps would take more white off the
+  pixels (their median) than a dielectric reflects from white surroundings, which is a tone
+  curve's compression, not reflections (``max_removed_white``, version 18: the floor alone);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
 - under a coloured light a glossy surface reflects that light's colour, not white: when the object's
