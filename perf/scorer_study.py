@@ -203,6 +203,8 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
         "0.0918": {"max_removed_white": MAX_REMOVED_WHITE},  # its diffuse Fresnel reflectance (the default)
         "0.15": {"max_removed_white": 0.15},
     },
+    "curve_spread": {f"{v}": {"curve_spread": v} for v in (None, 0.15, 0.25, 0.35)},
+    "curve_rank": {f"{v}": {"curve_rank": v} for v in (0.9, 0.95, 0.97, 0.99)},
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},

@@ -777,7 +777,7 @@ def test_the_diffuse_line_is_refused_where_it_would_take_more_white_than_a_diele
     curved = fam.make_image(pink, size=48)
     for known, refused in ((curved, True), (curved.plain, False)):
         px = known.image[known.mask]
-        line = rf.dichromatic_steps(px, max_removed_white=None)
+        line = rf.dichromatic_steps(px, max_removed_white=None, curve_spread=None)
         removed = stats.median(rf.srgb8_to_linear(px).mean(axis=1) - rf.srgb8_to_linear(line).mean(axis=1))
         assert (removed > rf.MAX_REMOVED_WHITE) is refused, removed
         assert not np.array_equal(line, px)  # the line moves both
@@ -798,6 +798,59 @@ def test_the_diffuse_line_is_refused_where_it_would_take_more_white_than_a_diele
         ColorScorer("css3", max_removed_white=0.0)
     assert ColorScorer("css3").config()["max_removed_white"] == rf.MAX_REMOVED_WHITE
     assert ColorScorer("css3", max_removed_white=None).config()["max_removed_white"] is None
+
+
+def test_white_that_follows_brightness_over_the_surface_is_a_tone_curve():
+    # spread over the surface and rising with brightness: a compressive curve's; a lamp's highlight
+    # puts it on a few pixels, a reflection of the surroundings about evenly, not by brightness
+    rng = np.random.default_rng(19)
+    brightness = rng.uniform(0.05, 0.9, 2000)
+    curve = 0.08 * brightness**2 + rng.normal(0, 1e-4, 2000)  # compression grows with brightness
+    assert rf.white_follows_brightness(brightness, curve)
+    highlight = np.where(brightness > np.quantile(brightness, 0.9), 0.3, 0.0) + rng.normal(0, 1e-4, 2000)
+    assert not rf.white_follows_brightness(brightness, highlight)  # 10 % of the pixels: not spread
+    even = 0.03 + rng.normal(0, 2e-3, 2000)
+    assert not rf.white_follows_brightness(brightness, even)  # spread, but not by brightness
+    assert not rf.white_follows_brightness(brightness[:19], curve[:19])  # too few pixels to tell
+    assert not rf.white_follows_brightness(brightness, np.zeros(2000))  # nothing taken
+    # the thresholds decide: the curve's spread (the share above half its 95th percentile) and rank
+    share = float(np.mean(curve > 0.5 * np.quantile(curve, 0.95)))
+    assert rf.white_follows_brightness(brightness, curve, spread=share - 0.01)
+    assert not rf.white_follows_brightness(brightness, curve, spread=share + 0.01)
+    noisy = curve + rng.normal(0, 0.01, 2000)  # rank correlation well below 0.97
+    assert not rf.white_follows_brightness(brightness, noisy)
+    assert rf.white_follows_brightness(brightness, noisy, rank=0.5)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_line_whose_white_follows_brightness_is_refused(monkeypatch, compiled):
+    # a matte pink sphere through Reinhard's curve (white 4, gain 1.6) in linear light: the steps
+    # take little white off the median pixel (under MAX_REMOVED_WHITE) but more from every pixel
+    # the brighter it is, so the line is refused (version 19); the sphere before the curve and a
+    # glossy one (white on a few pixels) keep it. Both paths (the kernel and NumPy)
+    if not compiled:
+        monkeypatch.setattr(rf._kernels, "enabled", lambda n: False)
+    pink = (230, 134, 151)
+
+    def white_taken(px):
+        line = rf.dichromatic_steps(px, curve_spread=None, max_removed_white=None)
+        brightness = row_mean(rf.srgb8_to_linear(px))
+        return line, brightness, brightness - row_mean(rf.srgb8_to_linear(line))
+
+    img, mask, _ = _phong_sphere(pink, size=64)
+    x = 1.6 * rf.srgb8_to_linear(img)
+    px = linear_to_srgb8(x * (1 + x / 16) / (1 + x))[mask]
+    line, brightness, removed = white_taken(px)
+    assert np.median(removed) <= rf.MAX_REMOVED_WHITE and rf.white_follows_brightness(brightness, removed)
+    assert np.array_equal(rf.dichromatic_steps(px), rf.remove_fitted_floor(px)) and not np.array_equal(line, px)
+    assert np.array_equal(rf.dichromatic_steps(px, curve_spread=None), line)
+    for before in (img, _phong_sphere(pink, size=64, highlight=0.5)[0]):
+        px = before[mask]
+        line, brightness, removed = white_taken(px)
+        assert not rf.white_follows_brightness(brightness, removed)
+        assert np.array_equal(rf.dichromatic_steps(px), line)
+    with pytest.raises(HuebenchError, match="curve_spread must be"):
+        rf.dichromatic_steps(px, curve_spread=1.0)
 
 
 def test_a_new_method_is_one_function_and_one_entry(monkeypatch):

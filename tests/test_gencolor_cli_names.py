@@ -37,7 +37,9 @@ def test_the_family_error_lists_what_there_is(cli, tmp_path):
     line = " ".join(err.split())
     assert code == 2 and "Did you mean" not in line  # nothing is close
     assert "Use all, or any of mitsuba, analytic, processed, textured, illuminant, " in line
-    assert "(comma-separated; held out of all: recolored, microfacet, illustrated, stylized, tonemapped)" in line
+    assert (
+        "(comma-separated; held out of all: recolored, microfacet, illustrated, stylized, tonemapped, camera)" in line
+    )
 
 
 def test_all_may_be_listed_with_held_out_families_and_a_family_counts_once(cli, tmp_path):

@@ -6,7 +6,7 @@ import pytest
 
 from huebench.benchmarks.gencolor import families as fam
 from huebench.benchmarks.gencolor.scoring import SCORER_VERSION, ColorScorer
-from huebench.color import load_system, srgb_to_lab
+from huebench.color import load_system, srgb_to_lab, srgb_to_linear
 from huebench.color.dominant import dominant_color_paper
 from huebench.errors import HuebenchError
 
@@ -95,7 +95,7 @@ def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
     assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
     with pytest.raises(
         HuebenchError,
-        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped have",
+        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera have",
     ):
         fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -213,6 +213,8 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "gloss_radial",
         "max_floor",
         "max_removed_white",
+        "curve_spread",
+        "curve_rank",
         "gloss_smooth",
         "rim_ratio",
         "main_color",
@@ -622,7 +624,71 @@ def test_a_tone_curve_is_not_read_as_reflections_since_version_18():
     target = "#{:02X}{:02X}{:02X}".format(*made.truth)
     truth_l = float(srgb_to_lab(np.asarray(made.truth, dtype=np.float64) / 255.0)[0])
     now = ColorScorer("iscc-nbs-l2").score_image(made.image, target, mask=made.mask)[0]
-    before = ColorScorer("iscc-nbs-l2", max_removed_white=None).score_image(made.image, target, mask=made.mask)[0]
+    version17 = ColorScorer("iscc-nbs-l2", max_removed_white=None, curve_spread=None)
+    before = version17.score_image(made.image, target, mask=made.mask)[0]
     assert now.glossy and before.glossy  # the gloss test's false alarm stays
     assert now.passed and abs(now.dominant_lab[0] - truth_l) < 5
     assert not before.passed and before.dominant_lab[0] < truth_l - 15
+
+
+def test_white_that_follows_brightness_is_not_read_as_reflections_since_version_19():
+    """A matte pink under Reinhard's curve: the steps take little white off the median pixel, under
+    version 18's bound, but more from every pixel the brighter it is; version 18's line made the
+    colour 9 L* too dark, version 19 refuses it (curve_spread, curve_rank)."""
+    s = next(
+        x
+        for x in fam.family_samples("tonemapped", L2)
+        if (x["color"], x["setup"], x["operator"]) == ("Pink", "lambert-env", "reinhard")
+    )
+    made = fam.make_image(s, size=48)
+    target = "#{:02X}{:02X}{:02X}".format(*made.truth)
+    truth_l = float(srgb_to_lab(np.asarray(made.truth, dtype=np.float64) / 255.0)[0])
+    now = ColorScorer("iscc-nbs-l2").score_image(made.image, target, mask=made.mask)[0]
+    before = ColorScorer("iscc-nbs-l2", curve_spread=None).score_image(made.image, target, mask=made.mask)[0]
+    assert now.passed and abs(now.dominant_lab[0] - truth_l) < 3
+    assert not before.passed and before.dominant_lab[0] < truth_l - 7
+    with pytest.raises(HuebenchError, match="curve_rank must be"):
+        ColorScorer("css3", curve_rank=1.5)
+    with pytest.raises(HuebenchError, match="curve_spread must be"):
+        ColorScorer("css3", curve_spread=0.0)
+
+
+def test_the_held_out_camera_family_runs_scene_light_through_camera_pipelines():
+    """Made after version 18: four camera and renderer pipelines on scene-linear light (highlights
+    above 1, sensor noise before them), each on a matte analytic body and a glossy microfacet one;
+    the truth is the pipeline's colours of the albedo."""
+    samples = fam.family_samples("camera", L2)
+    assert len(samples) == 29 * 2 * len(fam.CAMERA_PIPELINES) == 232 and "camera" in fam.HELD_OUT_FAMILIES
+    assert "camera" not in fam.FAMILIES and fam.PLAIN["camera"] == "through the standard pipeline"
+    assert set(fam.CAMERA_PIPELINES) == {"phone", "lottes", "luminance-reinhard", "log-sigmoid-inset"}
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)
+    for p in fam.CAMERA_PIPELINES:
+        of = [s for s in samples if s["pipeline"] == p]
+        assert [s["material"] for s in of].count("diffuse") == [s["material"] for s in of].count("glossy") == 29
+        ramp = fam.camera_colors(np.repeat(np.geomspace(1e-4, 16.0, 400)[:, None], 3, axis=1), p)[:, 0]
+        assert np.all(np.diff(ramp) >= -1e-12) and fam.camera_colors(np.zeros(3), p)[0] == pytest.approx(0.0, abs=1e-3)
+    from huebench.color import linear_to_srgb
+
+    def encoded(linear: float) -> float:
+        return float(linear_to_srgb(np.full(3, linear))[0])
+
+    grey = np.full(3, 0.18)
+    # Lottes' curve puts mid grey at 0.267 and radiance 8 at white; the GT curve is linear from 0.22
+    assert fam.camera_colors(grey, "lottes")[0] == pytest.approx(encoded(0.267))
+    assert fam.camera_colors(np.full(3, 8.0), "lottes")[0] == pytest.approx(1.0)
+    assert fam.camera_colors(np.full(3, 0.3 / 1.2), "phone")[0] == pytest.approx(encoded(0.3))  # grey keeps its
+    # saturation under the linear boost and sits on the curve's linear part
+    # Reinhard on luminance keeps a colour's chromaticity where no channel clips
+    lin = np.array([0.3, 0.1, 0.05])
+    out = srgb_to_linear(fam.camera_colors(lin, "luminance-reinhard"))
+    assert np.allclose(out / out.sum(), lin / lin.sum(), atol=2e-6)
+    assert fam.camera_colors(grey, "log-sigmoid-inset")[0] == pytest.approx(0.46)  # mid grey's display value
+    s = next(x for x in samples if x["color"] == "Blue" and x["material"] == "glossy")
+    made = fam.make_image(s, size=48)
+    want = np.clip(
+        np.round(fam.camera_colors(srgb_to_linear(np.asarray(s["rgb"]) / 255.0), s["pipeline"]) * 255), 0, 255
+    )
+    assert made.truth == tuple(int(v) for v in want) and made.plain is not None and made.plain.truth == tuple(s["rgb"])
+    assert np.array_equal(made.mask, made.plain.mask) and np.array_equal(fam.make_image(s, size=48).image, made.image)
+    for p in fam.CAMERA_PIPELINES:  # scene light above 1 is not clipped before the curve
+        assert fam.camera_colors(np.full(3, 2.0), p)[0] > fam.camera_colors(np.ones(3), p)[0] + 0.02

@@ -62,6 +62,8 @@ from huebench.color.difference import delta_e, within_and_nearer
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
+    "CURVE_RANK",
+    "CURVE_SPREAD",
     "DIFFUSE_RECONSTRUCTION_METHODS",
     "F0_DIELECTRIC",
     "FIT_PIXELS",
@@ -115,6 +117,7 @@ __all__ = [
     "surround_radiance",
     "unclipped",
     "unclipped_shading",
+    "white_follows_brightness",
 ]
 
 #: Fresnel reflectance at normal incidence of the dielectrics most objects are made of, coated or
@@ -236,6 +239,16 @@ MAX_FLOOR: float | None = VEIL_TOLERANCE * F0_DIELECTRIC
 #: not tuned; the leave-one-family-out tables in docs/gencolor.md ("max_removed_white") measure
 #: it. None: no bound
 MAX_REMOVED_WHITE: float | None = diffuse_fresnel_reflectance(1.5)
+#: and where the white the steps would take follows brightness, it is a tone curve's compression
+#: too (:func:`white_follows_brightness`): a lamp's highlight puts reflected white on a few pixels
+#: and a reflection of the surroundings puts about as much on every pixel, but a compressive curve
+#: takes more from every pixel the brighter it is. The white is spread when more than
+#: ``CURVE_SPREAD`` of the pixels give up more than half of what the 95th-percentile pixel gives,
+#: and follows brightness when its rank correlation with the pixels' brightness exceeds
+#: ``CURVE_RANK``. Chosen on ISCC-NBS L2 (its five families and the tone-mapped one), checked on
+#: CSS3/X11 and on the held-out camera family, made after: docs/gencolor.md, version 19. None: no test
+CURVE_SPREAD = 0.25
+CURVE_RANK = 0.97
 #: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
 #: an object white-balanced by the light (:func:`light_colour`, :func:`balance`) and puts its colour
 #: back under the light before the comparison (``ColorScorer(light_planarity=None)``: the light is
@@ -1088,6 +1101,32 @@ def diffuse_line_reconstruction(
     return linear_to_srgb8(out)
 
 
+def white_follows_brightness(
+    brightness: NDArray[np.float64],
+    removed: NDArray[np.float64],
+    *,
+    spread: float = CURVE_SPREAD,
+    rank: float = CURVE_RANK,
+) -> bool:
+    """Is the white taken from a surface's pixels (``removed``, linear, one value per pixel) a
+    compressive tone curve's rather than reflections? It is when it is spread over the surface —
+    more than ``spread`` of the pixels give up more than half of what the 95th-percentile pixel
+    gives (a lamp's highlight gives it up on a few) — and rises with the pixels' ``brightness``: a
+    Spearman rank correlation above ``rank`` (a reflection of the surroundings is about even and
+    does not). False for fewer than 20 pixels or where nothing was taken."""
+    removed = np.asarray(removed, dtype=np.float64)
+    if len(removed) < 20:
+        return False
+    top = stats.quantile(removed, 0.95)
+    if not top > 1e-6 or float(np.mean(removed > 0.5 * top)) <= spread:
+        return False
+    if np.ptp(removed) == 0 or np.ptp(brightness) == 0:
+        return False
+    from scipy.stats import spearmanr  # only here: most surfaces stop at the spread
+
+    return bool(spearmanr(removed, brightness).statistic > rank)
+
+
 def dichromatic_steps(
     rgb8: NDArray[np.uint8],
     *,
@@ -1098,6 +1137,8 @@ def dichromatic_steps(
     min_saturation: float = 0.15,
     keep_clipped: bool = False,
     max_removed_white: float | None = MAX_REMOVED_WHITE,
+    curve_spread: float | None = CURVE_SPREAD,
+    curve_rank: float = CURVE_RANK,
 ) -> NDArray[np.uint8]:
     """The dichromatic corrections in turn: with ``floor``, :func:`remove_fitted_floor`
     (``floor_min_saturation``, ``max_floor``), then :func:`diffuse_line_reconstruction`
@@ -1110,9 +1151,13 @@ def dichromatic_steps(
     pixels, of the white the two steps take from each (linear, the mean over channels) exceeds
     this, the pixels are not reflections of a dielectric but a compressive tone curve's or a
     saturation change's (which lower saturation as brightness rises, as reflected white does): the
-    diffuse line is refused and the floor alone comes off (none where ``floor`` is False)."""
+    diffuse line is refused and the floor alone comes off (none where ``floor`` is False). So it
+    is where that white follows brightness (:func:`white_follows_brightness` with ``curve_spread``
+    and ``curve_rank``; ``curve_spread`` None: no such test)."""
     if max_removed_white is not None and not max_removed_white > 0:
         raise HuebenchError(f"max_removed_white must be a linear radiance > 0 or None, got {max_removed_white!r}")
+    if curve_spread is not None and not 0 < curve_spread < 1:
+        raise HuebenchError(f"curve_spread must be a share in (0, 1) or None, got {curve_spread!r}")
     steps = _dichromatic_steps(
         rgb8,
         floor=floor,
@@ -1122,10 +1167,14 @@ def dichromatic_steps(
         min_saturation=min_saturation,
         keep_clipped=keep_clipped,
     )
-    if max_removed_white is None or steps is rgb8:  # (the NumPy path returns unchanged pixels as given)
+    if (max_removed_white is None and curve_spread is None) or steps is rgb8:  # (NumPy returns unchanged pixels)
         return steps
-    removed = row_mean(srgb8_to_linear(rgb8).reshape(-1, 3)) - row_mean(srgb8_to_linear(steps).reshape(-1, 3))
-    if stats.median(removed) <= max_removed_white:
+    brightness = row_mean(srgb8_to_linear(rgb8).reshape(-1, 3))
+    removed = brightness - row_mean(srgb8_to_linear(steps).reshape(-1, 3))
+    too_much = max_removed_white is not None and stats.median(removed) > max_removed_white
+    if not too_much and (
+        curve_spread is None or not white_follows_brightness(brightness, removed, spread=curve_spread, rank=curve_rank)
+    ):
         return steps
     if not floor:
         return np.asarray(rgb8)

@@ -24,7 +24,9 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   :data:`TONE_OPERATORS`: Reinhard, ACES, Hable, an exposure that clips and a log-sigmoid curve on
   linear light, as renderers and generators tone-map). Its failures under version 17 led to
   version 18's bound on the white the diffuse line takes, so for version 18 it is no longer
-  held-out evidence, only a family the scorer must still pass.
+  held-out evidence, only a family the scorer must still pass. ``camera`` was made after version
+  18 was chosen: camera and renderer pipelines on scene-linear light (highlights above 1), with
+  sensor noise before them and sharpening or JPEG after (:data:`CAMERA_PIPELINES`).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -54,6 +56,7 @@ from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb, linear_to_srg
 from huebench.errors import HuebenchError
 
 __all__ = [
+    "CAMERA_PIPELINES",
     "FAMILIES",
     "HELD_OUT_FAMILIES",
     "ILLUMINANTS",
@@ -61,6 +64,7 @@ __all__ = [
     "PROCESSING",
     "TONE_OPERATORS",
     "KnownColorImage",
+    "camera_colors",
     "family_list",
     "family_samples",
     "make_image",
@@ -72,7 +76,7 @@ __all__ = [
 FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
 #: families outside ``all``: made after every default was chosen, to judge the scorer on images
 #: that played no part in choosing anything (``--family recolored``; needs scikit-image)
-HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized", "tonemapped")
+HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized", "tonemapped", "camera")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -574,6 +578,120 @@ def process(base: KnownColorImage, chain: Sequence[str], seed: int) -> KnownColo
     return KnownColorImage(img, mask, _rgb3(_to8(truth)), plain=base)
 
 
+# --- camera and renderer pipelines on scene-linear light (the held-out ``camera`` family) ---------
+
+
+def _gt_curve(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Uchimura's "GT" tone curve (maximum 1, contrast 1, linear from 0.22 for 0.4 of the rest,
+    toe power 1.33, no pedestal): a toe, a linear section and an exponential shoulder."""
+    p, a, m, length, c = 1.0, 1.0, 0.22, 0.4, 1.33
+    l0 = (p - m) * length / a
+    s0, s1 = m + l0, m + a * l0
+    cp = -a * p / (p - s1) / p
+    t = np.clip(x / m, 0.0, 1.0)
+    w0 = 1.0 - t * t * (3.0 - 2.0 * t)  # 1 − smoothstep(0, m, x)
+    w2 = (x >= s0).astype(np.float64)
+    w1 = 1.0 - w0 - w2
+    toe = m * np.power(np.maximum(x, 0.0) / m, c)
+    shoulder = p - (p - s1) * np.exp(cp * (x - s0))
+    return toe * w0 + (m + a * (x - m)) * w1 + shoulder * w2
+
+
+def _lottes(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Lottes' tone curve (contrast 1.6, shoulder 0.977, radiance 8 to white, mid grey 0.18 to 0.267)."""
+    a, d, hdr_max, mid_in, mid_out = 1.6, 0.977, 8.0, 0.18, 0.267
+    ad = a * d
+    b = (-(mid_in**a) + hdr_max**a * mid_out) / ((hdr_max**ad - mid_in**ad) * mid_out)
+    c = (hdr_max**ad * mid_in**a - hdr_max**a * mid_in**ad * mid_out) / ((hdr_max**ad - mid_in**ad) * mid_out)
+    x = np.maximum(x, 0.0)
+    return x**a / (x**ad * b + c)
+
+
+def _luminance_reinhard(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator (white 4) on luminance, every channel scaled alike (hue and
+    linear saturation kept), then clipped at 1 per channel."""
+    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
+    return lin * (_reinhard(y) / y)
+
+
+def _log_sigmoid_inset(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """An AgX-like view: each channel takes 12 % of each other one (an inset towards grey), log2
+    exposure from −10 to +6.5 stops around mid grey, a logistic curve per channel (mid grey to 0.46
+    display value), read as sRGB-encoded values."""
+    k = 0.12
+    inset = np.full((3, 3), k) + np.eye(3) * (1.0 - 3.0 * k)
+    x = np.maximum(lin @ inset.T, 1e-10)
+    t = np.clip((np.log2(x / 0.18) + 10.0) / 16.5, 0.0, 1.0)
+    t0 = 10.0 / 16.5  # mid grey
+    curve = 1.0 / (1.0 + np.exp(-8.0 * (t - t0)))
+    lo, hi = 1.0 / (1.0 + np.exp(8.0 * t0)), 1.0 / (1.0 + np.exp(-8.0 * (1.0 - t0)))
+    display = (curve - lo) / (hi - lo)
+    return np.asarray(srgb_to_linear(np.clip(display * 0.46 / ((0.5 - lo) / (hi - lo)), 0.0, 1.0)), dtype=np.float64)
+
+
+def _linear_saturation(lin: NDArray[np.float64], factor: float) -> NDArray[np.float64]:
+    y = (lin @ _LUMA)[..., None]
+    return np.maximum(y + factor * (lin - y), 0.0)
+
+
+def _sharpen(img: NDArray[np.uint8], sigma: float = 1.0, amount: float = 0.6) -> NDArray[np.uint8]:
+    """Unsharp masking on sRGB values, as camera pipelines sharpen."""
+    from scipy import ndimage
+
+    x = img / 255.0
+    blurred = np.stack([ndimage.gaussian_filter(x[..., c], sigma) for c in range(3)], axis=-1)
+    return _to8(x + amount * (x - blurred))
+
+
+@dataclass(frozen=True)
+class CameraPipeline:
+    """A camera or renderer pipeline: linear-light colour ops after an exposure gain, to sRGB, then
+    8-bit pixel ops (sharpening, noise, JPEG), which keep the truth."""
+
+    gain: float
+    colors: Callable[[NDArray[np.float64]], NDArray[np.float64]]  # scene-linear → display-linear, [0, 1]
+    sharpen: bool = False
+    noise: float = 0.0  # σ in 8-bit levels, after the curve
+    jpeg: int = 0
+
+
+#: the held-out ``camera`` family's pipelines (made after scorer version 18 was chosen), each on
+#: scene-linear light with highlights above 1 and shot-and-read sensor noise before it
+CAMERA_PIPELINES: dict[str, CameraPipeline] = {
+    "phone": CameraPipeline(1.2, lambda x: _gt_curve(_linear_saturation(x, 1.25)), sharpen=True, jpeg=85),
+    "lottes": CameraPipeline(1.0, _lottes, jpeg=92),
+    "luminance-reinhard": CameraPipeline(1.5, _luminance_reinhard, noise=2.0, jpeg=80),
+    "log-sigmoid-inset": CameraPipeline(1.0, _log_sigmoid_inset),
+}
+
+
+def camera_colors(lin: NDArray[np.float64], pipeline: str) -> NDArray[np.float64]:
+    """Scene-linear RGB through one of :data:`CAMERA_PIPELINES`' gain and colour ops, to sRGB
+    values in [0, 1] (its pixel ops aside): the image's colours and its truth's."""
+    p = CAMERA_PIPELINES[pipeline]
+    out = np.clip(p.colors(p.gain * np.asarray(lin, dtype=np.float64)), 0.0, 1.0)
+    return np.asarray(linear_to_srgb(out), dtype=np.float64)
+
+
+def _camera(shape: str, rgb: Sequence[int], s: Shading, pipeline: str, size: int, seed: int) -> KnownColorImage:
+    """An analytic body's scene-linear radiance (grey-card exposure: a lit flat patch of the albedo
+    at the albedo, highlights above 1) with shot and read noise, through a camera pipeline."""
+    radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    lin = np.clip(radiance * exposure, 0.0, None)
+    lin = np.clip(lin + rng.normal(0.0, 1.0, lin.shape) * (0.002 + 0.01 * np.sqrt(lin)), 0.0, None)
+    p = CAMERA_PIPELINES[pipeline]
+    img = _to8(camera_colors(lin, pipeline))
+    if p.sharpen:
+        img = _sharpen(img)
+    if p.noise:
+        img = _to8(img / 255.0 + rng.normal(0.0, p.noise / 255.0, img.shape))
+    if p.jpeg:
+        img = _jpeg(img, p.jpeg)
+    truth = _rgb3(_to8(camera_colors(srgb8_to_linear(rgb), pipeline)))
+    return KnownColorImage(img, mask, truth, plain=_analytic(shape, rgb, s, size, seed))
+
+
 # --- textures and second colours ---------------------------------------------------------------
 
 TEXTURES = ("weave", "folds", "stripes", "dots", "print-dark", "weave+folds")
@@ -722,6 +840,25 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                             "step": operator,
                         }
                     )
+        elif family == "camera":
+            # each pipeline on a matte analytic body and a glossy microfacet one (GGX, lit from the right)
+            matte_setups = [k for k, v in ANALYTIC_SETUPS.items() if v[0] == "diffuse"]
+            glossy_setups = [k for k, v in MICROFACET_SETUPS.items() if v[0] == "glossy"]
+            for i, pipeline in enumerate(CAMERA_PIPELINES):
+                for j, setups in enumerate((matte_setups, glossy_setups)):
+                    setup = setups[(h + 5 * i + j) % len(setups)]
+                    material = (ANALYTIC_SETUPS if j == 0 else MICROFACET_SETUPS)[setup][0]
+                    shape = ANALYTIC_SHAPES[(h + 3 * i + j + 1) % len(ANALYTIC_SHAPES)]
+                    out.append(
+                        {
+                            **base,
+                            "object": shape,
+                            "setup": setup,
+                            "pipeline": pipeline,
+                            "material": material,
+                            "step": pipeline,
+                        }
+                    )
         elif family in DRAWN_SETUPS:
             for i, (setup, (material, _)) in enumerate(DRAWN_SETUPS[family].items()):
                 shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape in turn
@@ -806,6 +943,9 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
     if family == "tonemapped":
         plain = _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
         return process(plain, (inputs["operator"],), s)
+    if family == "camera":
+        shading = {**ANALYTIC_SETUPS, **MICROFACET_SETUPS}[inputs["setup"]][1]
+        return _camera(inputs["object"], rgb, shading, inputs["pipeline"], size, s)
     if family in DRAWN_SETUPS:
         return _illustrated(inputs["object"], rgb, DRAWN_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "illuminant":
@@ -832,6 +972,7 @@ PLAIN: dict[str, str] = {
     "illuminant": "under white light",
     "textured": "without texture or print",
     "tonemapped": "before the tone operator",
+    "camera": "through the standard pipeline",
 }
 
 

@@ -26,8 +26,9 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   surfaces only, ``FLOOR_MIN_SATURATION``). Then every pixel is put back on the albedo's diffuse
   line (``diffuse_reconstruction(method="diffuse-line")``) — glossy objects 22 → 91 % (L2) and
   52 → 88 % (CSS), diffuse objects ≈ 99 % — unless the two steps would take more white off the
-  pixels (their median) than a dielectric reflects from white surroundings, which is a tone
-  curve's compression, not reflections (``max_removed_white``, version 18: the floor alone);
+  pixels (their median) than a dielectric reflects from white surroundings, or white that follows
+  brightness over much of the surface — a tone curve's compression, not reflections
+  (``max_removed_white``, version 18; ``curve_spread``, ``curve_rank``, version 19: the floor alone);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
 - under a coloured light a glossy surface reflects that light's colour, not white: when the object's
@@ -76,6 +77,8 @@ from huebench.color import (
 from huebench.color._rows import masked
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
+    CURVE_RANK,
+    CURVE_SPREAD,
     F0_DIELECTRIC,
     FLOOR_MIN_SATURATION,
     GLOSS_RADIAL,
@@ -124,7 +127,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 18
+SCORER_VERSION = 19
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -293,6 +296,8 @@ class ColorScorer:
         floor_min_saturation: float = FLOOR_MIN_SATURATION,
         max_floor: float | None = MAX_FLOOR,
         max_removed_white: float | None = MAX_REMOVED_WHITE,
+        curve_spread: float | None = CURVE_SPREAD,
+        curve_rank: float = CURVE_RANK,
         fresnel: float | None = FRESNEL_F0,
         gloss_uniformity: float = GLOSS_UNIFORMITY,
         gloss_radial: float | None = GLOSS_RADIAL,
@@ -379,6 +384,12 @@ class ColorScorer:
         if max_removed_white is not None and not max_removed_white > 0:
             raise HuebenchError(f"max_removed_white must be a linear radiance > 0 or None, got {max_removed_white!r}")
         self.max_removed_white = None if max_removed_white is None else float(max_removed_white)
+        if curve_spread is not None and not 0 < curve_spread < 1:
+            raise HuebenchError(f"curve_spread must be a share in (0, 1) or None, got {curve_spread!r}")
+        if not -1 <= curve_rank <= 1:
+            raise HuebenchError(f"curve_rank must be a rank correlation in [-1, 1], got {curve_rank!r}")
+        self.curve_spread = None if curve_spread is None else float(curve_spread)
+        self.curve_rank = float(curve_rank)
         if fresnel is not None and not 0.0 <= fresnel < 1.0:
             raise HuebenchError(f"fresnel must be a reflectance in [0, 1) or None, got {fresnel!r}")
         self.fresnel = None if fresnel is None else float(fresnel)
@@ -418,6 +429,8 @@ class ColorScorer:
             "floor_min_saturation": self.floor_min_saturation,
             "max_floor": self.max_floor,
             "max_removed_white": self.max_removed_white,
+            "curve_spread": self.curve_spread,
+            "curve_rank": self.curve_rank,
             "fresnel": self.fresnel,
             "gloss_uniformity": self.gloss_uniformity,
             "gloss_radial": self.gloss_radial,
@@ -717,6 +730,8 @@ class ColorScorer:
             floor_min_saturation=self.floor_min_saturation,
             max_floor=self.max_floor,
             max_removed_white=self.max_removed_white,
+            curve_spread=self.curve_spread,
+            curve_rank=self.curve_rank,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
         )
