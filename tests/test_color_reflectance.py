@@ -820,6 +820,20 @@ def test_white_that_follows_brightness_over_the_surface_is_a_tone_curve():
     noisy = curve + rng.normal(0, 0.01, 2000)  # rank correlation well below 0.97
     assert not rf.white_follows_brightness(brightness, noisy)
     assert rf.white_follows_brightness(brightness, noisy, rank=0.5)
+    # one check of the bounds for every caller: the scorer, the steps and this test
+    for bad, match in (({"spread": 1.5}, "curve_spread must be"), ({"rank": 5.0}, "curve_rank must be")):
+        with pytest.raises(HuebenchError, match=match):
+            rf.white_follows_brightness(brightness, curve, **bad)
+    with pytest.raises(HuebenchError, match="one value per pixel"):
+        rf.white_follows_brightness(brightness[:-1], curve)
+    px = np.full((30, 3), 120, np.uint8)
+    for bad, match in (
+        ({"curve_rank": 5.0}, "curve_rank must be"),
+        ({"curve_spread": 0.0}, "curve_spread must be"),
+        ({"max_removed_white": -1.0}, "max_removed_white must be"),
+    ):
+        with pytest.raises(HuebenchError, match=match):
+            rf.dichromatic_steps(px, **bad)
 
 
 @pytest.mark.parametrize("compiled", [True, False])

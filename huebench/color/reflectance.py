@@ -88,6 +88,7 @@ __all__ = [
     "DichromaticFit",
     "albedo_saturation",
     "balance",
+    "check_white_bounds",
     "chroma_quantile",
     "dichromatic_steps",
     "diffuse_fresnel_reflectance",
@@ -246,7 +247,8 @@ MAX_REMOVED_WHITE: float | None = diffuse_fresnel_reflectance(1.5)
 #: ``CURVE_SPREAD`` of the pixels give up more than half of what the 95th-percentile pixel gives,
 #: and follows brightness when its rank correlation with the pixels' brightness exceeds
 #: ``CURVE_RANK``. Chosen on ISCC-NBS L2 (its five families and the tone-mapped one), checked on
-#: CSS3/X11 and on the held-out camera family, made after: docs/gencolor.md, version 19. None: no test
+#: CSS3/X11 and on the held-out camera family, which was not scored until these values were fixed:
+#: docs/gencolor.md, version 19. None: no test
 CURVE_SPREAD = 0.25
 CURVE_RANK = 0.97
 #: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
@@ -1101,6 +1103,20 @@ def diffuse_line_reconstruction(
     return linear_to_srgb8(out)
 
 
+def check_white_bounds(
+    max_removed_white: float | None = None, curve_spread: float | None = None, curve_rank: float = CURVE_RANK
+) -> None:
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` unless the bounds on the white the
+    dichromatic steps may take are usable: ``max_removed_white`` a linear radiance > 0 or None,
+    ``curve_spread`` a share in (0, 1) or None, ``curve_rank`` a rank correlation in [−1, 1]."""
+    if max_removed_white is not None and not max_removed_white > 0:
+        raise HuebenchError(f"max_removed_white must be a linear radiance > 0 or None, got {max_removed_white!r}")
+    if curve_spread is not None and not 0 < curve_spread < 1:
+        raise HuebenchError(f"curve_spread must be a share in (0, 1) or None, got {curve_spread!r}")
+    if not -1 <= curve_rank <= 1:
+        raise HuebenchError(f"curve_rank must be a rank correlation in [-1, 1], got {curve_rank!r}")
+
+
 def white_follows_brightness(
     brightness: NDArray[np.float64],
     removed: NDArray[np.float64],
@@ -1114,7 +1130,13 @@ def white_follows_brightness(
     gives (a lamp's highlight gives it up on a few) — and rises with the pixels' ``brightness``: a
     Spearman rank correlation above ``rank`` (a reflection of the surroundings is about even and
     does not). False for fewer than 20 pixels or where nothing was taken."""
-    removed = np.asarray(removed, dtype=np.float64)
+    check_white_bounds(curve_spread=spread, curve_rank=rank)
+    removed, brightness = np.asarray(removed, dtype=np.float64), np.asarray(brightness, dtype=np.float64)
+    if removed.shape != brightness.shape or removed.ndim != 1:
+        raise HuebenchError(
+            f"brightness and removed white must be two 1-D arrays of one value per pixel, got shapes "
+            f"{brightness.shape} and {removed.shape}"
+        )
     if len(removed) < 20:
         return False
     top = stats.quantile(removed, 0.95)
@@ -1154,10 +1176,7 @@ def dichromatic_steps(
     diffuse line is refused and the floor alone comes off (none where ``floor`` is False). So it
     is where that white follows brightness (:func:`white_follows_brightness` with ``curve_spread``
     and ``curve_rank``; ``curve_spread`` None: no such test)."""
-    if max_removed_white is not None and not max_removed_white > 0:
-        raise HuebenchError(f"max_removed_white must be a linear radiance > 0 or None, got {max_removed_white!r}")
-    if curve_spread is not None and not 0 < curve_spread < 1:
-        raise HuebenchError(f"curve_spread must be a share in (0, 1) or None, got {curve_spread!r}")
+    check_white_bounds(max_removed_white, curve_spread, curve_rank)
     steps = _dichromatic_steps(
         rgb8,
         floor=floor,
@@ -1191,7 +1210,7 @@ def _dichromatic_steps(
     min_saturation: float,
     keep_clipped: bool,
 ) -> NDArray[np.uint8]:
-    """:func:`dichromatic_steps` without the bound on the white they take."""
+    """:func:`dichromatic_steps` without its bounds on the white they take."""
     px = np.asarray(rgb8)
     if (
         _kernels.enabled(len(px))

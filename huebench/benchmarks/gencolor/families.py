@@ -23,10 +23,11 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   ``stylized`` (more drawn styles; version 17) and ``tonemapped`` (version 17;
   :data:`TONE_OPERATORS`: Reinhard, ACES, Hable, an exposure that clips and a log-sigmoid curve on
   linear light, as renderers and generators tone-map). Its failures under version 17 led to
-  version 18's bound on the white the diffuse line takes, so for version 18 it is no longer
-  held-out evidence, only a family the scorer must still pass. ``camera`` was made after version
-  18 was chosen: camera and renderer pipelines on scene-linear light (highlights above 1), with
-  sensor noise before them and sharpening or JPEG after (:data:`CAMERA_PIPELINES`).
+  versions 18 and 19 (the white the diffuse line may take), so for them it is no longer held-out
+  evidence, only a family the scorer must still pass. ``camera`` was made after version 18 was
+  chosen and not scored until version 19's thresholds were fixed: camera and renderer pipelines on
+  scene-linear light (highlights above 1), with sensor noise before them and sharpening or JPEG
+  after (:data:`CAMERA_PIPELINES`).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -74,8 +75,9 @@ __all__ = [
 ]
 
 FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
-#: families outside ``all``: made after every default was chosen, to judge the scorer on images
-#: that played no part in choosing anything (``--family recolored``; needs scikit-image)
+#: families outside ``all``: each made after the scorer version it first judged, to judge the scorer
+#: on images that played no part in choosing that version (the docstring above says which later
+#: versions were made from which; ``recolored`` needs scikit-image)
 HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized", "tonemapped", "camera")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
@@ -593,7 +595,7 @@ def _gt_curve(x: NDArray[np.float64]) -> NDArray[np.float64]:
     w2 = (x >= s0).astype(np.float64)
     w1 = 1.0 - w0 - w2
     toe = m * np.power(np.maximum(x, 0.0) / m, c)
-    shoulder = p - (p - s1) * np.exp(cp * (x - s0))
+    shoulder = p - (p - s1) * np.exp(cp * (np.maximum(x, s0) - s0))  # (used from s0 up only)
     return toe * w0 + (m + a * (x - m)) * w1 + shoulder * w2
 
 
@@ -609,7 +611,7 @@ def _lottes(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _luminance_reinhard(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """Reinhard's extended operator (white 4) on luminance, every channel scaled alike (hue and
-    linear saturation kept), then clipped at 1 per channel."""
+    linear saturation kept; :func:`camera_colors` clips a channel above 1)."""
     y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
     return lin * (_reinhard(y) / y)
 
@@ -617,7 +619,9 @@ def _luminance_reinhard(lin: NDArray[np.float64]) -> NDArray[np.float64]:
 def _log_sigmoid_inset(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """An AgX-like view: each channel takes 12 % of each other one (an inset towards grey), log2
     exposure from −10 to +6.5 stops around mid grey, a logistic curve per channel (mid grey to 0.46
-    display value), read as sRGB-encoded values."""
+    display value), read as sRGB-encoded values. Scaling the curve to put mid grey there caps its
+    top at 0.889 (level 227): unlike AgX, which reaches white at +6.5 stops, this view never shows
+    white — whites and pale colours come out light grey, their truth with them."""
     k = 0.12
     inset = np.full((3, 3), k) + np.eye(3) * (1.0 - 3.0 * k)
     x = np.maximum(lin @ inset.T, 1e-10)
@@ -649,7 +653,7 @@ class CameraPipeline:
     8-bit pixel ops (sharpening, noise, JPEG), which keep the truth."""
 
     gain: float
-    colors: Callable[[NDArray[np.float64]], NDArray[np.float64]]  # scene-linear → display-linear, [0, 1]
+    colors: Callable[[NDArray[np.float64]], NDArray[np.float64]]  # scene-linear → display-linear (clipped after)
     sharpen: bool = False
     noise: float = 0.0  # σ in 8-bit levels, after the curve
     jpeg: int = 0
@@ -675,7 +679,8 @@ def camera_colors(lin: NDArray[np.float64], pipeline: str) -> NDArray[np.float64
 
 def _camera(shape: str, rgb: Sequence[int], s: Shading, pipeline: str, size: int, seed: int) -> KnownColorImage:
     """An analytic body's scene-linear radiance (grey-card exposure: a lit flat patch of the albedo
-    at the albedo, highlights above 1) with shot and read noise, through a camera pipeline."""
+    at the albedo, highlights above 1) with shot and read noise, through a camera pipeline. The
+    sensor noise replaces the set-up's own (its ``noise``, in 8-bit levels after encoding)."""
     radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
     rng = np.random.default_rng(seed + 1)
     lin = np.clip(radiance * exposure, 0.0, None)
@@ -841,7 +846,9 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                         }
                     )
         elif family == "camera":
-            # each pipeline on a matte analytic body and a glossy microfacet one (GGX, lit from the right)
+            # each pipeline on a matte analytic body and a glossy microfacet one (GGX, lit from the
+            # right); with five matte set-ups the stride of 5 gives a colour the same matte set-up
+            # under every pipeline (its shape changes) — as made and scored, so it stays
             matte_setups = [k for k, v in ANALYTIC_SETUPS.items() if v[0] == "diffuse"]
             glossy_setups = [k for k, v in MICROFACET_SETUPS.items() if v[0] == "glossy"]
             for i, pipeline in enumerate(CAMERA_PIPELINES):
@@ -944,7 +951,7 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         plain = _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
         return process(plain, (inputs["operator"],), s)
     if family == "camera":
-        shading = {**ANALYTIC_SETUPS, **MICROFACET_SETUPS}[inputs["setup"]][1]
+        shading = (ANALYTIC_SETUPS if inputs["material"] == "diffuse" else MICROFACET_SETUPS)[inputs["setup"]][1]
         return _camera(inputs["object"], rgb, shading, inputs["pipeline"], size, s)
     if family in DRAWN_SETUPS:
         return _illustrated(inputs["object"], rgb, DRAWN_SETUPS[family][inputs["setup"]][1], size, s)

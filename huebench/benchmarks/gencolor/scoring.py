@@ -94,6 +94,7 @@ from huebench.color.reflectance import (
     RIM_RATIO,
     VEIL_QUANTILE,
     balance,
+    check_white_bounds,
     chroma_quantile,
     dichromatic_steps,
     edge_near_surroundings,
@@ -381,13 +382,8 @@ class ColorScorer:
         if max_floor is not None and not max_floor > 0:
             raise HuebenchError(f"max_floor must be a linear radiance > 0 or None, got {max_floor!r}")
         self.max_floor = None if max_floor is None else float(max_floor)
-        if max_removed_white is not None and not max_removed_white > 0:
-            raise HuebenchError(f"max_removed_white must be a linear radiance > 0 or None, got {max_removed_white!r}")
+        check_white_bounds(max_removed_white, curve_spread, curve_rank)
         self.max_removed_white = None if max_removed_white is None else float(max_removed_white)
-        if curve_spread is not None and not 0 < curve_spread < 1:
-            raise HuebenchError(f"curve_spread must be a share in (0, 1) or None, got {curve_spread!r}")
-        if not -1 <= curve_rank <= 1:
-            raise HuebenchError(f"curve_rank must be a rank correlation in [-1, 1], got {curve_rank!r}")
         self.curve_spread = None if curve_spread is None else float(curve_spread)
         self.curve_rank = float(curve_rank)
         if fresnel is not None and not 0.0 <= fresnel < 1.0:
