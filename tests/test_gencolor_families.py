@@ -1,6 +1,8 @@
 """Known-colour image families, the paper's scorer beside ours, the no-invented-colour bound, the
 real-photograph objects and a reproducible scorer config."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -610,22 +612,30 @@ def test_the_held_out_tonemapped_family_maps_scene_light_and_its_truth_alike():
     assert np.array_equal(made.image, mapped.astype(np.uint8))
 
 
-def test_a_tone_curve_is_not_read_as_reflections_since_version_18():
-    """A matte purplish pink under the ACES fit: the curve lowers saturation as the body brightens,
-    the gloss test fires and version 17's diffuse line put every pixel at the darker pixels'
-    saturation, 20 L* too dark; version 18 refuses a line that takes more white off the median
-    pixel than a dielectric reflects (max_removed_white) and the colour is the truth's."""
+def _tonemapped_now_and_before(color: str, setup: str, operator: str, **before: Any) -> tuple[Any, Any, float]:
+    """One tonemapped L2 image scored by the default scorer and by one with the ``before`` options
+    (an earlier version's), and its truth's L*."""
     s = next(
         x
         for x in fam.family_samples("tonemapped", L2)
-        if (x["color"], x["setup"], x["operator"]) == ("Purplish pink", "lambert", "aces")
+        if (x["color"], x["setup"], x["operator"]) == (color, setup, operator)
     )
     made = fam.make_image(s, size=48)
     target = "#{:02X}{:02X}{:02X}".format(*made.truth)
     truth_l = float(srgb_to_lab(np.asarray(made.truth, dtype=np.float64) / 255.0)[0])
     now = ColorScorer("iscc-nbs-l2").score_image(made.image, target, mask=made.mask)[0]
-    version17 = ColorScorer("iscc-nbs-l2", max_removed_white=None, curve_spread=None)
-    before = version17.score_image(made.image, target, mask=made.mask)[0]
+    earlier = ColorScorer("iscc-nbs-l2", **before).score_image(made.image, target, mask=made.mask)[0]
+    return now, earlier, truth_l
+
+
+def test_a_tone_curve_is_not_read_as_reflections_since_version_18():
+    """A matte purplish pink under the ACES fit: the curve lowers saturation as the body brightens,
+    the gloss test fires and version 17's diffuse line put every pixel at the darker pixels'
+    saturation, 20 L* too dark; version 18 refuses a line that takes more white off the median
+    pixel than a dielectric reflects (max_removed_white) and the colour is the truth's."""
+    now, before, truth_l = _tonemapped_now_and_before(
+        "Purplish pink", "lambert", "aces", max_removed_white=None, curve_spread=None
+    )
     assert now.glossy and before.glossy  # the gloss test's false alarm stays
     assert now.passed and abs(now.dominant_lab[0] - truth_l) < 5
     assert not before.passed and before.dominant_lab[0] < truth_l - 15
@@ -635,16 +645,7 @@ def test_white_that_follows_brightness_is_not_read_as_reflections_since_version_
     """A matte pink under Reinhard's curve: the steps take little white off the median pixel, under
     version 18's bound, but more from every pixel the brighter it is; version 18's line made the
     colour 9 L* too dark, version 19 refuses it (curve_spread, curve_rank)."""
-    s = next(
-        x
-        for x in fam.family_samples("tonemapped", L2)
-        if (x["color"], x["setup"], x["operator"]) == ("Pink", "lambert-env", "reinhard")
-    )
-    made = fam.make_image(s, size=48)
-    target = "#{:02X}{:02X}{:02X}".format(*made.truth)
-    truth_l = float(srgb_to_lab(np.asarray(made.truth, dtype=np.float64) / 255.0)[0])
-    now = ColorScorer("iscc-nbs-l2").score_image(made.image, target, mask=made.mask)[0]
-    before = ColorScorer("iscc-nbs-l2", curve_spread=None).score_image(made.image, target, mask=made.mask)[0]
+    now, before, truth_l = _tonemapped_now_and_before("Pink", "lambert-env", "reinhard", curve_spread=None)
     assert now.passed and abs(now.dominant_lab[0] - truth_l) < 3
     assert not before.passed and before.dominant_lab[0] < truth_l - 7
     with pytest.raises(HuebenchError, match="curve_rank must be"):

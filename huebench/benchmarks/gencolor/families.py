@@ -827,45 +827,13 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                 out.append(
                     {**base, "object": shape, "setup": setup, "material": MICROFACET_SETUPS[setup][0], "step": setup}
                 )
-        elif family == "tonemapped":
-            # each operator on a matte and a glossy analytic body, set-up and shape chosen by the seed
-            matte_setups = [k for k, v in ANALYTIC_SETUPS.items() if v[0] == "diffuse"]
-            glossy_setups = [k for k, v in ANALYTIC_SETUPS.items() if v[0] == "glossy"]
-            for i, operator in enumerate(TONE_OPERATORS):
-                for j, setups in enumerate((matte_setups, glossy_setups)):
-                    setup = setups[(h + 3 * i + j) % len(setups)]
-                    shape = ANALYTIC_SHAPES[(h + 2 * i + j) % len(ANALYTIC_SHAPES)]
-                    out.append(
-                        {
-                            **base,
-                            "object": shape,
-                            "setup": setup,
-                            "operator": operator,
-                            "material": ANALYTIC_SETUPS[setup][0],
-                            "step": operator,
-                        }
-                    )
+        elif family == "tonemapped":  # each operator on a matte and a glossy analytic body
+            out += _matte_and_glossy(base, h, TONE_OPERATORS, "operator", ANALYTIC_SETUPS, strides=(3, 2), shift=0)
         elif family == "camera":
             # each pipeline on a matte analytic body and a glossy microfacet one (GGX, lit from the
             # right); with five matte set-ups the stride of 5 gives a colour the same matte set-up
             # under every pipeline (its shape changes) — as made and scored, so it stays
-            matte_setups = [k for k, v in ANALYTIC_SETUPS.items() if v[0] == "diffuse"]
-            glossy_setups = [k for k, v in MICROFACET_SETUPS.items() if v[0] == "glossy"]
-            for i, pipeline in enumerate(CAMERA_PIPELINES):
-                for j, setups in enumerate((matte_setups, glossy_setups)):
-                    setup = setups[(h + 5 * i + j) % len(setups)]
-                    material = (ANALYTIC_SETUPS if j == 0 else MICROFACET_SETUPS)[setup][0]
-                    shape = ANALYTIC_SHAPES[(h + 3 * i + j + 1) % len(ANALYTIC_SHAPES)]
-                    out.append(
-                        {
-                            **base,
-                            "object": shape,
-                            "setup": setup,
-                            "pipeline": pipeline,
-                            "material": material,
-                            "step": pipeline,
-                        }
-                    )
+            out += _matte_and_glossy(base, h, CAMERA_PIPELINES, "pipeline", MICROFACET_SETUPS, strides=(5, 3), shift=1)
         elif family in DRAWN_SETUPS:
             for i, (setup, (material, _)) in enumerate(DRAWN_SETUPS[family].items()):
                 shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape in turn
@@ -889,6 +857,30 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
             raise HuebenchError(
                 f"unknown image family {family!r}; available: {', '.join((*FAMILIES, *HELD_OUT_FAMILIES))} or all"
             )
+    return out
+
+
+def _matte_and_glossy(
+    base: dict[str, Any],
+    h: int,
+    steps: Iterable[str],
+    key: str,
+    glossy_setups: dict[str, tuple[str, Shading]],
+    *,
+    strides: tuple[int, int],
+    shift: int,
+) -> list[dict[str, Any]]:
+    """Samples of each of ``steps`` (recorded as ``key``) on a matte analytic body and a glossy
+    body of ``glossy_setups``; set-up and shape chosen by the colour's seed ``h``, moving by
+    ``strides`` (set-up, shape) per step, the shape ``shift`` on."""
+    matte = [k for k, v in ANALYTIC_SETUPS.items() if v[0] == "diffuse"]
+    glossy = [k for k, v in glossy_setups.items() if v[0] == "glossy"]
+    out = []
+    for i, step in enumerate(steps):
+        for j, (setups, material) in enumerate(((matte, "diffuse"), (glossy, "glossy"))):
+            setup = setups[(h + strides[0] * i + j) % len(setups)]
+            shape = ANALYTIC_SHAPES[(h + strides[1] * i + j + shift) % len(ANALYTIC_SHAPES)]
+            out.append({**base, "object": shape, "setup": setup, key: step, "material": material, "step": step})
     return out
 
 
