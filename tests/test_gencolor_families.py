@@ -97,7 +97,7 @@ def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
     assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
     with pytest.raises(
         HuebenchError,
-        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera have",
+        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered have",
     ):
         fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -719,3 +719,34 @@ def test_the_held_out_camera_family_runs_scene_light_through_camera_pipelines():
     unclipped = fam.camera_colors(radiance[hot] * exposure, s["pipeline"]) * 255
     clipped = fam.camera_colors(np.clip(radiance[hot] * exposure, 0, 1), s["pipeline"]) * 255
     assert hot.sum() >= 3 and np.abs(image - unclipped).mean() < 2 < np.abs(image - clipped).mean()
+
+
+def test_the_held_out_rendered_family_runs_path_traced_light_through_the_camera_pipelines():
+    """Made after version 19: the camera pipelines on Mitsuba's scene-linear radiance, each on a
+    diffuse and a plastic object; the plain image is the render as the mitsuba family shows it."""
+    pytest.importorskip("mitsuba")
+    from huebench.benchmarks.gencolor.render import OBJECTS
+
+    samples = fam.family_samples("rendered", L2)
+    assert len(samples) == 29 * 2 * len(fam.CAMERA_PIPELINES) == 232 and "rendered" in fam.HELD_OUT_FAMILIES
+    assert "rendered" not in fam.FAMILIES and fam.PLAIN["rendered"] == "as plain renders"
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)
+    for s in samples:
+        assert (OBJECTS[s["object"]].material == "plastic") == (s["material"] == "glossy")
+    for p in fam.CAMERA_PIPELINES:
+        of = [s for s in samples if s["pipeline"] == p]
+        assert [s["material"] for s in of].count("diffuse") == [s["material"] for s in of].count("glossy") == 29
+    # the truth is the pipeline's colours of the albedo, and what a lit diffuse body shows: its
+    # 85-95th percentile of brightness within a few levels (render noise aside)
+    apart = []
+    for s in [x for x in samples if x["material"] == "diffuse"][:12]:
+        made = fam.make_image(s, size=48, spp=16)
+        assert made.plain is not None and made.plain.truth == tuple(s["rgb"])
+        assert np.array_equal(made.mask, made.plain.mask)
+        want = np.round(fam.camera_colors(srgb_to_linear(np.asarray(s["rgb"]) / 255.0), s["pipeline"]) * 255)
+        assert made.truth == tuple(int(v) for v in want)
+        px = made.image[made.mask].astype(float)
+        total = px.sum(axis=1)
+        lit = (total >= np.quantile(total, 0.85)) & (total <= np.quantile(total, 0.95))
+        apart.append(np.abs(np.median(px[lit], axis=0) - np.asarray(made.truth)).max())
+    assert np.median(apart) <= 8, apart

@@ -27,7 +27,9 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   evidence, only a family the scorer must still pass. ``camera`` was made after version 18 was
   chosen and not scored until version 19's thresholds were fixed: camera and renderer pipelines on
   scene-linear light (highlights above 1), with sensor noise before them and sharpening or JPEG
-  after (:data:`CAMERA_PIPELINES`).
+  after (:data:`CAMERA_PIPELINES`). ``rendered`` was made after version 19 was chosen: the same
+  pipelines on the Mitsuba path tracer's scene-linear radiance (rough plastic reflecting its
+  environment, diffuse bodies; needs Mitsuba).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -78,7 +80,7 @@ FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
 #: families outside ``all``: each made after the scorer version it first judged, to judge the scorer
 #: on images that played no part in choosing that version (the docstring above says which later
 #: versions were made from which; ``recolored`` needs scikit-image)
-HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized", "tonemapped", "camera")
+HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized", "tonemapped", "camera", "rendered")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -679,11 +681,40 @@ def camera_colors(lin: NDArray[np.float64], pipeline: str) -> NDArray[np.float64
 
 def _camera(shape: str, rgb: Sequence[int], s: Shading, pipeline: str, size: int, seed: int) -> KnownColorImage:
     """An analytic body's scene-linear radiance (grey-card exposure: a lit flat patch of the albedo
-    at the albedo, highlights above 1) with shot and read noise, through a camera pipeline. The
+    at the albedo, highlights above 1) through a camera pipeline (:func:`_through_camera`). The
     sensor noise replaces the set-up's own (its ``noise``, in 8-bit levels after encoding)."""
     radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
+    return _through_camera(radiance * exposure, mask, rgb, pipeline, seed, plain=_analytic(shape, rgb, s, size, seed))
+
+
+def _rendered(
+    obj: str, rgb: Sequence[int], lighting: str, background: str, pipeline: str, size: int, spp: int, seed: int
+) -> KnownColorImage:
+    """A Mitsuba render's scene-linear radiance (grey-card exposure: lit parts of a diffuse body at
+    its albedo) through a camera pipeline; its plain image is the render as the ``mitsuba``
+    family shows it."""
+    from huebench.benchmarks.gencolor.render import RenderSpec, render_radiance
+
+    rgb3 = _rgb3(rgb)
+    radiance, mask = render_radiance(RenderSpec(obj, rgb3, lighting, background, size, spp, seed=seed % 100000))
+    plain = _mitsuba_image(obj, rgb3, lighting, background, size, spp, seed % 100000)
+    return _through_camera(radiance, mask, rgb, pipeline, seed, plain=plain)
+
+
+def _through_camera(
+    scene: NDArray[np.float64],
+    mask: NDArray[np.bool_],
+    rgb: Sequence[int],
+    pipeline: str,
+    seed: int,
+    *,
+    plain: KnownColorImage,
+) -> KnownColorImage:
+    """Scene-linear radiance (H×W×3, a lit flat patch of the albedo at the albedo) with shot and
+    read noise, through one of :data:`CAMERA_PIPELINES`: its colours, then its pixel ops; the
+    truth is the pipeline's colours of the albedo."""
     rng = np.random.default_rng(seed + 1)
-    lin = np.clip(radiance * exposure, 0.0, None)
+    lin = np.clip(scene, 0.0, None)
     lin = np.clip(lin + rng.normal(0.0, 1.0, lin.shape) * (0.002 + 0.01 * np.sqrt(lin)), 0.0, None)
     p = CAMERA_PIPELINES[pipeline]
     img = _to8(camera_colors(lin, pipeline))
@@ -694,7 +725,7 @@ def _camera(shape: str, rgb: Sequence[int], s: Shading, pipeline: str, size: int
     if p.jpeg:
         img = _jpeg(img, p.jpeg)
     truth = _rgb3(_to8(camera_colors(srgb8_to_linear(rgb), pipeline)))
-    return KnownColorImage(img, mask, truth, plain=_analytic(shape, rgb, s, size, seed))
+    return KnownColorImage(img, mask, truth, plain=plain)
 
 
 # --- textures and second colours ---------------------------------------------------------------
@@ -834,6 +865,25 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
             # right); with five matte set-ups the stride of 5 gives a colour the same matte set-up
             # under every pipeline (its shape changes) — as made and scored, so it stays
             out += _matte_and_glossy(base, h, CAMERA_PIPELINES, "pipeline", MICROFACET_SETUPS, strides=(5, 3), shift=1)
+        elif family == "rendered":
+            # each pipeline on a plastic and a diffuse Mitsuba object, lighting and backdrop by the seed
+            from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS
+
+            by_material = {m: [k for k, v in OBJECTS.items() if v.material == m] for m in ("diffuse", "plastic")}
+            for i, pipeline in enumerate(CAMERA_PIPELINES):
+                for j, material in enumerate(("diffuse", "plastic")):
+                    objs = by_material[material]
+                    out.append(
+                        {
+                            **base,
+                            "object": objs[(h + 3 * i + j) % len(objs)],
+                            "lighting": list(LIGHTINGS)[(h // 5 + i + 2 * j) % len(LIGHTINGS)],
+                            "background": list(BACKGROUNDS)[(h // 11 + i + j) % len(BACKGROUNDS)],
+                            "pipeline": pipeline,
+                            "material": "glossy" if material == "plastic" else "diffuse",
+                            "step": pipeline,
+                        }
+                    )
         elif family in DRAWN_SETUPS:
             for i, (setup, (material, _)) in enumerate(DRAWN_SETUPS[family].items()):
                 shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape in turn
@@ -945,6 +995,17 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
     if family == "camera":
         shading = (ANALYTIC_SETUPS if inputs["material"] == "diffuse" else MICROFACET_SETUPS)[inputs["setup"]][1]
         return _camera(inputs["object"], rgb, shading, inputs["pipeline"], size, s)
+    if family == "rendered":
+        return _rendered(
+            inputs["object"],
+            rgb,
+            inputs["lighting"],
+            inputs["background"],
+            inputs["pipeline"],
+            size,
+            spp,
+            s,
+        )
     if family in DRAWN_SETUPS:
         return _illustrated(inputs["object"], rgb, DRAWN_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "illuminant":
@@ -972,6 +1033,7 @@ PLAIN: dict[str, str] = {
     "textured": "without texture or print",
     "tonemapped": "before the tone operator",
     "camera": "through the standard pipeline",
+    "rendered": "as plain renders",
 }
 
 
