@@ -56,3 +56,22 @@ def test_all_may_be_listed_with_held_out_families_and_a_family_counts_once(cli, 
     assert code == 0, err
     assert "stylized" in text and "worst family" not in text  # one family has no worst
     assert len((out / "records.jsonl").read_text().splitlines()) == 3
+
+
+def test_a_diagnosis_whose_every_sample_failed_ends_with_one_summary(cli, tmp_path, monkeypatch):
+    # without Mitsuba every render fails: each failure is recorded with its reason, the summary
+    # says n/a where nothing was scored (it crashed on formatting None), and the exit code is 1
+    from huebench.benchmarks.gencolor import render
+    from huebench.errors import HuebenchError
+
+    def no_mitsuba() -> None:
+        raise HuebenchError("renders need Mitsuba 3: bash scripts/install.sh render (pip install mitsuba)")
+
+    monkeypatch.setattr(render, "_mitsuba", no_mitsuba)
+    out = tmp_path / "run"
+    code, stdout, err = cli("gencolor", "diagnose", "--quick", "--family", "rendered", "--limit", "2", "--out", out)
+    text = " ".join((stdout + err).split())
+    assert code == 1 and "internal error" not in text and "Traceback" not in text, text
+    assert "accuracy n/a with exact masks, n/a with offline segmentation" in text
+    assert "far-colour false accepts n/a — n = 0" in text and "2 failed" in text and "renders need Mitsuba 3" in text
+    assert (out / "report.html").exists()

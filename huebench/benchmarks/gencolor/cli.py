@@ -210,14 +210,20 @@ def diagnose(
     res = run(opts)
     m = res.metrics
 
+    # "n/a" where no sample was scored (every one failed: the summary's last lines say why)
     def ci(v: dict) -> str:
+        if v["value"] is None:
+            return "n/a"
         return f"{fmt_num(v['value'], 2)} % [{fmt_num(v['low'], 1)}, {fmt_num(v['high'], 1)}]"
+
+    def pct(v: dict) -> str:
+        return "n/a" if v["value"] is None else f"{fmt_num(v['value'], 2)} %"
 
     for fam, per in m["by_family"].items():
         console.print(
             f"  {fam:<11} "
             + "   ".join(
-                f"{n}: exact {ci(v['exact_mask'])}, offline {v['offline_mask']['value']:.2f} %, far accepts {v['false_accepts']['value']:.2f} %"
+                f"{n}: exact {ci(v['exact_mask'])}, offline {pct(v['offline_mask'])}, far accepts {pct(v['false_accepts'])}"
                 for n, v in per.items()
             )
         )
@@ -238,9 +244,9 @@ def diagnose(
     # the worst of one family is that family: said only where there are families to compare
     worst_text = f"worst family {worst['family']} {worst['value']:.2f} %; " if worst and len(m["by_family"]) > 1 else ""
     console.print(
-        f"{m['system']}, {m['scorer']} scorer: accuracy {ci(m['accuracy_exact_mask'])} with exact masks, {m['accuracy_offline_mask']['value']:.2f} % with offline "
+        f"{m['system']}, {m['scorer']} scorer: accuracy {ci(m['accuracy_exact_mask'])} with exact masks, {pct(m['accuracy_offline_mask'])} with offline "
         f"segmentation (the paper reports {m['paper_accuracy']:.2f} % for its scorer on its own renders, not these); {worst_text}"
-        f"far-colour false accepts {m['false_accept_far_color']['value']:.2f} % — n = {res.results['n']}"
+        f"far-colour false accepts {pct(m['false_accept_far_color'])} — n = {res.results['n']}"
     )
     if "vlm" in m:
         v = m["vlm"]
