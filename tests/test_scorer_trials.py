@@ -1,0 +1,93 @@
+"""perf/scorer_trials.py: the changes tried after scorer version 19 and not adopted must stay
+runnable — the docs' table of them is their evidence (docs/gencolor.md)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from huebench.benchmarks.gencolor import scoring
+from huebench.color import _kernels, linear_to_srgb8, reflectance
+
+
+@pytest.fixture
+def trials(monkeypatch):
+    # the script sets HUEBENCH_NO_NUMBA and puts perf/ on sys.path; a trial replaces one of the
+    # names below: all of it is put back after each test
+    monkeypatch.setenv("HUEBENCH_NO_NUMBA", "1")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    for owner, name in (
+        (reflectance, "_saturation_from_fit"),
+        (reflectance, "surround_radiance"),
+        (scoring, "specular_veil"),
+        (scoring.ColorScorer, "looks_glossy"),
+        (scoring, "DIFFUSE_QUANTILE"),
+    ):
+        monkeypatch.setattr(owner, name, getattr(owner, name))
+    monkeypatch.setattr(_kernels, "AVAILABLE", False)  # the trials replace the NumPy paths
+    spec = importlib.util.spec_from_file_location(
+        "scorer_trials", Path(__file__).resolve().parents[1] / "perf" / "scorer_trials.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_half_sample_mode_finds_the_pile_and_skew_the_long_tail(trials):
+    rng = np.random.default_rng(0)
+    pile = 1.0 + rng.normal(0, 0.01, 300)
+    whitened = rng.uniform(0.4, 1.0, 100)  # reflections only lower saturation
+    x = np.concatenate([pile, whitened])
+    mode = trials.half_sample_mode(x)
+    assert abs(mode - 1.0) < 0.01
+    assert np.quantile(x, 0.9) > mode + 0.005  # the upper quantile sits in the pile's noise
+    assert trials.skew(x) < 0.5
+    assert 0.7 < trials.skew(rng.normal(0, 1, 2000)) < 1.4
+    assert trials.skew(-x) > 2.0
+    assert trials.half_sample_mode(np.array([1.0, 2.0, 2.1])) == pytest.approx(2.05)
+
+
+def glossy_pixels(rng: np.random.Generator, n: int = 400) -> np.ndarray:
+    """An orange albedo under shading 0.3–1, white reflected on 30 % of the pixels."""
+    shading = rng.uniform(0.3, 1.0, (n, 1))
+    white = np.where(rng.random((n, 1)) < 0.3, rng.uniform(0.0, 0.2, (n, 1)), 0.0)
+    lin = shading * np.array([0.6, 0.1, 0.05]) + white + rng.normal(0, 0.002, (n, 3))
+    return linear_to_srgb8(np.clip(lin, 0, 1))
+
+
+def test_the_mode_trial_moves_the_glossy_line_and_leaves_the_matte_one(trials):
+    px = glossy_pixels(np.random.default_rng(1))
+    glossy = reflectance.diffuse_line_reconstruction(px, quantile=0.9)
+    matte = reflectance.diffuse_line_reconstruction(px, quantile=0.5)
+    trials.TRIALS["mode"][1]()
+    assert not np.array_equal(reflectance.diffuse_line_reconstruction(px, quantile=0.9), glossy)
+    assert np.array_equal(reflectance.diffuse_line_reconstruction(px, quantile=0.5), matte)
+
+
+def test_every_trial_scores_an_image(trials):
+    from huebench.benchmarks.gencolor.families import family_samples, make_image
+    from huebench.color import load_system
+
+    inputs = family_samples("microfacet", load_system("iscc-nbs-l2").colors[4:5])[0]
+    known = make_image(inputs, size=40)
+    target = "#{:02X}{:02X}{:02X}".format(*known.truth)
+    for name, (what, apply) in trials.TRIALS.items():
+        assert what
+        apply()  # each wraps what the one before left: every replacement must compose
+        score, _ = scoring.ColorScorer("iscc-nbs-l2").score_image(known.image, target, mask=known.mask)
+        assert np.isfinite(score.delta_e00), name
+
+
+def test_list_names_every_trial(trials, monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["scorer_trials.py", "--list"])
+    trials.main()
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()] == list(trials.TRIALS)
+    monkeypatch.setattr("sys.argv", ["scorer_trials.py", "--trial", "no-such-trial"])
+    with pytest.raises(SystemExit) as exit_info:
+        trials.main()
+    assert exit_info.value.code == 2
