@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +16,15 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_DATA = Path(os.environ.get("HUEBENCH_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def load_perf_script(name: str) -> Any:
+    """A script of perf/ (``name`` without .py) loaded as a module, not registered in sys.modules."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "perf" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture

@@ -1,8 +1,5 @@
 """huebench.color.reflectance: the gloss test, the Fresnel veil, the dichromatic fit, the method tables."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,6 +11,7 @@ from huebench.color import delta_e, linear_to_srgb, linear_to_srgb8, srgb_to_lab
 from huebench.color import reflectance as rf
 from huebench.color._rows import masked, row_all, row_any, row_mean, row_norm, row_sum
 from huebench.errors import HuebenchError, UnknownNameError
+from tests.conftest import load_perf_script
 
 RED, BLUE, GREEN = (185, 40, 66), (60, 120, 200), (40, 140, 70)
 
@@ -904,11 +902,7 @@ def test_the_scorer_takes_its_physics_from_the_colour_core():
         ColorScorer("iscc-nbs-l2", smooth=1.0)
     package = ColorScorer("iscc-nbs-l2")
     assert package.config()["specular"] == SPECULAR and package.config()["smooth"] == 0.0
-    spec = importlib.util.spec_from_file_location(
-        "scorer_study", Path(__file__).resolve().parents[1] / "perf" / "scorer_study.py"
-    )
-    study = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(study)
+    study = load_perf_script("scorer_study")
     same = study.StudyScorer("iscc-nbs-l2", specular=SPECULAR)
     assert same.config() == package.config()
     assert same.score_image(img, "Red", mask=mask)[0] == package.score_image(img, "Red", mask=mask)[0]

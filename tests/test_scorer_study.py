@@ -3,23 +3,16 @@ and behind every speed-up that must not move a score."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from huebench.errors import HuebenchError
+from tests.conftest import load_perf_script
 
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location(
-        "scorer_study", Path(__file__).resolve().parents[1] / "perf" / "scorer_study.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_perf_script("scorer_study")
 
 
 def test_paired_table_counts_gains_losses_and_far_accepts_per_family(study):

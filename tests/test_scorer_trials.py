@@ -3,15 +3,14 @@ runnable — the docs' table of them is their evidence (docs/gencolor.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from huebench.benchmarks.gencolor import scoring
 from huebench.color import _kernels, linear_to_srgb8, reflectance
+from tests.conftest import load_perf_script
 
 
 @pytest.fixture
@@ -29,12 +28,7 @@ def trials(monkeypatch):
     ):
         monkeypatch.setattr(owner, name, getattr(owner, name))
     monkeypatch.setattr(_kernels, "AVAILABLE", False)  # the trials replace the NumPy paths
-    spec = importlib.util.spec_from_file_location(
-        "scorer_trials", Path(__file__).resolve().parents[1] / "perf" / "scorer_trials.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_perf_script("scorer_trials")
 
 
 def test_half_sample_mode_finds_the_pile_and_skew_the_long_tail(trials):
