@@ -10,6 +10,7 @@ default, as ``scorer_study.py --paired`` does for the scorer's options:
     python perf/scorer_trials.py --list
     python perf/scorer_trials.py --quick --estimators   # q90, mode and median against the truth
     python perf/scorer_trials.py --quick --white        # the white on path-traced plastic, per light
+    python perf/scorer_trials.py --flat-noise --trial line-flat-0 --system css3   # flat noisy patches
 
 The trials replace NumPy code paths, so the run sets ``HUEBENCH_NO_NUMBA`` (the kernels compute the
 same values as those paths; docs/performance.md). Options the scorer takes (``max_chroma_excess``,
@@ -35,8 +36,10 @@ import scorer_study
 
 from huebench import stats
 from huebench.benchmarks.gencolor import scoring
-from huebench.color import reflectance
+from huebench.color import _kernels, reflectance
 from huebench.color.conversions import RGB_TO_XYZ, srgb8_to_linear
+
+assert not _kernels.AVAILABLE, "HUEBENCH_NO_NUMBA must be set before huebench is imported"
 
 
 def half_sample_mode(values: np.ndarray) -> float:
@@ -61,29 +64,45 @@ def skew(values: np.ndarray) -> float:
     return float((q90 - q50) / max(q50 - q10, 1e-9))
 
 
-def line_saturation(
-    rule: Callable[[float, np.ndarray], float], *, glossy_only: bool = True, flat: float = 1.25
-) -> None:
-    """The diffuse line's albedo saturation from ``rule(quantile_value, saturations)`` — on glossy
-    surfaces (the 0.9 quantile) only, or with ``glossy_only=False`` on matte ones (the median) only —
-    the pixels chosen as the package chooses them; ``flat``: its flat-patch range test."""
+def line_pixels(fit: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The saturations and grey components of the pixels the diffuse line estimates from, chosen
+    as the package chooses them (usable, at least half the median saturation)."""
+    grey, use = fit.grey, fit.use
+    sat = fit.perp / np.maximum(grey, 1e-6)
+    use = use & (sat >= 0.5 * stats.median(sat[use]))
+    return sat[use], grey[use]
+
+
+#: what a line rule gets: the package's estimate (the quantile's value) and the saturations
+LineRule = Callable[[float, np.ndarray], float]
+
+
+def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | None = None) -> None:
+    """The diffuse line's albedo saturation from ``rule(package_estimate, saturations)`` — on glossy
+    surfaces (the 0.9 quantile) only, or with ``glossy_only=False`` on matte ones (the median) only;
+    ``flat``: the flat-patch range test's ratio instead of the package's (a flat patch gets no line)."""
     default = reflectance._saturation_from_fit
 
     def saturation(fit: Any, quantile: float) -> float | None:
         if (quantile >= 0.85) != glossy_only:
             return default(fit, quantile)
-        grey, perp, use = fit.grey, fit.perp, fit.use
-        sat = perp / np.maximum(grey, 1e-6)
-        lo, hi = stats.quantile(grey[use], [0.1, 0.9])
-        if hi < flat * lo:
-            return None
-        sat = sat[use & (sat >= 0.5 * stats.median(sat[use]))]
-        return rule(float(stats.quantile(sat, quantile)), sat)
+        if flat is None:
+            estimate = default(fit, quantile)
+            if estimate is None:
+                return None
+        else:
+            lo, hi = stats.quantile(fit.grey[fit.use], [0.1, 0.9])
+            if hi < flat * lo:
+                return None
+            estimate = float(stats.quantile(line_pixels(fit)[0], quantile))
+        return rule(estimate, line_pixels(fit)[0])
 
     reflectance._saturation_from_fit = saturation
 
 
 def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """The ``q`` quantile of ``values`` where each counts with its weight (the smallest value whose
+    cumulative weight share reaches ``q``)."""
     order = np.argsort(values)
     cumulative = np.cumsum(weights[order])
     return float(values[order][min(int(np.searchsorted(cumulative / cumulative[-1], q)), len(values) - 1)])
@@ -95,12 +114,11 @@ def weighted_line(power: int) -> None:
     default = reflectance._saturation_from_fit
 
     def saturation(fit: Any, quantile: float) -> float | None:
-        if quantile < 0.85 or default(fit, quantile) is None:
-            return default(fit, quantile)
-        grey, perp, use = fit.grey, fit.perp, fit.use
-        sat = perp / np.maximum(grey, 1e-6)
-        use = use & (sat >= 0.5 * stats.median(sat[use]))
-        return weighted_quantile(sat[use], grey[use] ** power, quantile)
+        estimate = default(fit, quantile)
+        if quantile < 0.85 or estimate is None:
+            return estimate
+        sat, grey = line_pixels(fit)
+        return weighted_quantile(sat, grey**power, quantile)
 
     reflectance._saturation_from_fit = saturation
 
@@ -119,27 +137,31 @@ def interior_saturations(image: np.ndarray, depth: np.ndarray) -> np.ndarray | N
     return np.linalg.norm(lin - grey[:, None], axis=1) / np.maximum(grey, 1e-6)
 
 
-def gloss_test(extra: Callable[[bool, np.ndarray, np.ndarray, np.ndarray], bool]) -> None:
-    """The gloss test's answer passed through ``extra(answer, image, mask, depth)``."""
+#: what a gloss rule gets: the scorer, the gloss test's answer, the image, its mask and mask depth
+GlossRule = Callable[[Any, bool, np.ndarray, np.ndarray, np.ndarray], bool]
+
+
+def gloss_test(rule: GlossRule) -> None:
+    """The gloss test's answer passed through ``rule(scorer, answer, image, mask, depth)``."""
     default = scoring.ColorScorer.looks_glossy
 
     def looks_glossy(self: Any, image: np.ndarray, mask: np.ndarray, depth: np.ndarray) -> bool:
-        return extra(default(self, image, mask, depth), image, mask, depth)
+        return rule(self, default(self, image, mask, depth), image, mask, depth)
 
     scoring.ColorScorer.looks_glossy = looks_glossy  # type: ignore[method-assign]
 
 
-def skewed_is_matte(limit: float) -> Callable[[bool, np.ndarray, np.ndarray, np.ndarray], bool]:
-    def extra(glossy: bool, image: np.ndarray, mask: np.ndarray, depth: np.ndarray) -> bool:
+def skewed_is_matte(limit: float) -> GlossRule:
+    def rule(scorer: Any, glossy: bool, image: np.ndarray, mask: np.ndarray, depth: np.ndarray) -> bool:
         sat = interior_saturations(image, depth) if glossy else None
         return glossy and (sat is None or skew(sat) <= limit)
 
-    return extra
+    return rule
 
 
-def rim_is_glossy(glossy: bool, image: np.ndarray, mask: np.ndarray, depth: np.ndarray) -> bool:
-    rim = reflectance.rim_saturation(image, mask, depth=depth)
-    return glossy or (rim is not None and rim < (reflectance.RIM_RATIO or 0.0))
+def rim_is_glossy(scorer: Any, glossy: bool, image: np.ndarray, mask: np.ndarray, depth: np.ndarray) -> bool:
+    rim = reflectance.rim_saturation(image, mask, band=scorer.rim_band, depth=depth)
+    return glossy or (rim is not None and scorer.rim_ratio is not None and rim < scorer.rim_ratio)
 
 
 def veil_without_gloss_test() -> None:
@@ -152,42 +174,51 @@ def veil_without_gloss_test() -> None:
     scoring.specular_veil = veil
 
 
+def lit_light(image: np.ndarray, mask: np.ndarray, top_albedo: float) -> float | None:
+    """The least light the lit surface implies: the median over its most lit 15 % (luminance) of
+    their largest channel, over ``top_albedo`` + F0 (no albedo channel reflects more)."""
+    px = image[np.asarray(mask, dtype=bool)]
+    lin = srgb8_to_linear(px[(px < reflectance.CLIPPED).all(axis=1)])
+    if len(lin) < 20:
+        return None
+    lum = lin @ RGB_TO_XYZ[1]
+    lit = lin[lum >= np.quantile(lum, 0.85)]
+    return float(np.median(lit.max(axis=1))) / (top_albedo + reflectance.F0_DIELECTRIC)
+
+
 def light_veil(top_albedo: float) -> None:
-    """The veil's light: the larger of the surroundings' radiance and the least light the lit
-    surface implies (its lit pixels' largest channel over ``top_albedo`` + F0): under even light a
-    dielectric mirrors the light that lights it, which a dark backdrop does not show."""
-    default = reflectance.surround_radiance
+    """Where a veil comes off, it is at least F0 × the light the lit surface implies
+    (:func:`lit_light`): under even light a dielectric mirrors the light that lights it, which a
+    dark backdrop does not show. Only the veil changes (the light-colour step keeps its reading of
+    the surroundings)."""
+    default = scoring.specular_veil
 
-    def radiance(image: np.ndarray, mask: np.ndarray, **kw: Any) -> Any:
-        around = default(image, mask, **kw)
-        px = image[np.asarray(mask, dtype=bool)]
-        lin = srgb8_to_linear(px[(px < reflectance.CLIPPED).all(axis=1)])
-        if around is None or len(lin) < 20:
-            return around
-        lum = lin @ RGB_TO_XYZ[1]
-        lit = lin[lum >= np.quantile(lum, 0.85)]
-        return np.maximum(around, float(np.median(lit.max(axis=1))) / (top_albedo + reflectance.F0_DIELECTRIC))
+    def veil(image: np.ndarray, mask: np.ndarray, *, fresnel: float = reflectance.F0_DIELECTRIC, **kw: Any) -> Any:
+        found = default(image, mask, fresnel=fresnel, **kw)
+        light = lit_light(image, mask, top_albedo) if found is not None else None
+        return found if light is None else np.maximum(found, fresnel * light)
 
-    reflectance.surround_radiance = radiance
+    scoring.specular_veil = veil
 
 
-def upper_mode(q: float, sat: np.ndarray) -> float:
+def upper_mode(package_estimate: float, sat: np.ndarray) -> float:
+    """The half-sample mode of the saturations from their 0.25 quantile up."""
     return half_sample_mode(sat[sat >= np.quantile(sat, 0.25)])
 
 
-def skew_switch(limit: float) -> Callable[[float, np.ndarray], float]:
-    return lambda q, sat: upper_mode(q, sat) if skew(sat) > limit else q
+def skew_switch(limit: float) -> LineRule:
+    return lambda package_estimate, sat: upper_mode(package_estimate, sat) if skew(sat) > limit else package_estimate
 
 
-def quantile_of_glossy(q: float) -> None:
-    scoring.DIFFUSE_QUANTILE = q  # read at each call of ColorScorer.specular_steps
+def glossy_quantile(level: float) -> None:
+    scoring.DIFFUSE_QUANTILE = level  # read at each call of ColorScorer.specular_steps
 
 
 #: name → (what it changes, how)
 TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
     "mode": (
         "glossy line: the half-sample mode of the saturations instead of their 0.9 quantile",
-        lambda: line_saturation(lambda q, sat: half_sample_mode(sat)),
+        lambda: line_saturation(lambda package_estimate, sat: half_sample_mode(sat)),
     ),
     "upper-mode": (
         "glossy line: the half-sample mode of the upper three quarters",
@@ -208,16 +239,16 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
         for power in (1, 2)
     },
     **{
-        f"q{round(100 * q)}": (f"glossy line: the {q:g} quantile", lambda q=q: quantile_of_glossy(q))
-        for q in (0.85, 0.95)
+        f"q{round(100 * level)}": (f"glossy line: the {level:g} quantile", lambda level=level: glossy_quantile(level))
+        for level in (0.85, 0.95)
     },
     "matte-mode": (
         "matte line: the half-sample mode instead of the median",
-        lambda: line_saturation(lambda q, sat: half_sample_mode(sat), glossy_only=False),
+        lambda: line_saturation(lambda package_estimate, sat: half_sample_mode(sat), glossy_only=False),
     ),
     "line-flat-0": (
         "glossy line: no flat-patch range test (has_shading alone)",
-        lambda: line_saturation(lambda q, sat: q, flat=0.0),
+        lambda: line_saturation(lambda package_estimate, sat: package_estimate, flat=0.0),
     ),
     **{
         f"gloss-skew-{limit:g}": (
@@ -233,95 +264,82 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
     "rim-veil": ("veil wherever the rim shows reflected surroundings", veil_without_gloss_test),
     **{
         f"light-veil-{top:g}": (
-            f"veil's light: at least the lit pixels' top channel / ({top:g} + F0)",
+            f"veil: at least F0 × the lit pixels' top channel / ({top:g} + F0)",
             lambda top=top: light_veil(top),
         )
         for top in (1.0, 0.9)
     },
 }
 
-_DATA: dict[str, Any] = {}
+
+def start_worker(data: Any, trial: str | None) -> None:
+    """A scoring process of :func:`run`: the images, then the trial's replacement (for its life)."""
+    scorer_study._DATA["data"] = data
+    if trial is not None:
+        TRIALS[trial][1]()
 
 
-def _score(args: tuple[str, str, list[int]]) -> list[tuple[bool, bool]]:
-    system, trial, idx = args
-    if _DATA.get("trial") != trial:
-        if trial != "default":
-            TRIALS[trial][1]()
-        _DATA["trial"] = trial
-    meta, imgs, masks = _DATA["data"]
-    scorer = scoring.ColorScorer(system)
-    return [
-        (
-            scorer.score_image(imgs[i], meta[i]["target"], mask=masks[i])[0].passed,
-            scorer.score_image(imgs[i], meta[i]["far"], mask=masks[i])[0].passed,
-        )
-        for i in idx
-    ]
+def run(system: str, trial: str | None, data: Any) -> np.ndarray:
+    """Every image's (pass, far accepted) under ``trial`` (None: the default), scored by
+    ``scorer_study.score_all`` in a fresh process pool (fork: the workers inherit the images)."""
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 2, initializer=start_worker, initargs=(data, trial)) as pool:
+        return scorer_study.score_all(pool, system, {}, len(data[0]))
 
 
-def run(system: str, trial: str, data: Any) -> np.ndarray:
-    """Every image's (pass, far accepted) under ``trial`` (or "default"), in a fresh process pool:
-    a trial's replacement lasts for its workers' lifetime."""
-    n = len(data[0])
-    with ProcessPoolExecutor(
-        max_workers=os.cpu_count() or 2, initializer=_DATA.update, initargs=({"data": data},)
-    ) as pool:
-        parts = pool.map(_score, [(system, trial, c) for c in scorer_study.chunks(n, 100)])
-        return np.array([r for part in parts for r in part], dtype=bool)
-
-
-def truth_saturation(scorer: Any, target: str) -> float:
-    """The saturation (linear RGB, as the diffuse line measures it) of a target's colour."""
-    from huebench.color import lab_to_srgb, srgb_to_linear
-
-    lin = srgb_to_linear(np.clip(lab_to_srgb(np.asarray(scorer.candidates(target)[0].lab, dtype=np.float64)), 0, 1))
-    return float(np.linalg.norm(lin - lin.mean()) / max(float(lin.mean()), 1e-6))
+def flat_noise_under(system: str, trial: str | None) -> None:
+    """``scorer_study.flat_noise`` (flat patches of every colour with pixel noise) under ``trial``,
+    in a fresh process so that the replacement ends with it."""
+    with ProcessPoolExecutor(max_workers=1, initializer=start_worker, initargs=((), trial)) as pool:
+        pool.submit(scorer_study.flat_noise, system).result()
 
 
 def estimators(system: str, data: Any) -> None:
-    """Per family, on the surfaces whose glossy diffuse line runs: how far the 0.9 quantile, the
-    half-sample mode and the median of the pixels' saturations are from the truth's saturation
-    (median |log ratio| and median log ratio), on chromatic truths (saturation > 0.15)."""
+    """Per family, on the surfaces whose glossy diffuse line runs (chromatic truths, saturation >
+    0.15): how far the 0.9 quantile, the half-sample mode and the median of the line's saturations
+    are from the truth's saturation (median |log ratio| and median log ratio), and the share of
+    surfaces whose saturations have the longer upper tail (:func:`skew` > 1)."""
     meta, imgs, masks = data
     default = reflectance._saturation_from_fit
     seen: list[np.ndarray] = []
 
     def recording(fit: Any, quantile: float) -> float | None:
-        if quantile >= 0.85 and not seen:
-            grey, perp, use = fit.grey, fit.perp, fit.use
-            sat = perp / np.maximum(grey, 1e-6)
-            seen.append(sat[use & (sat >= 0.5 * stats.median(sat[use]))])
-        return default(fit, quantile)
+        estimate = default(fit, quantile)
+        if quantile >= 0.85 and estimate is not None and not seen:
+            seen.append(line_pixels(fit)[0])
+        return estimate
 
     reflectance._saturation_from_fit = recording
     scorer = scoring.ColorScorer(system)
-    rows: dict[str, list[tuple[float, float, float]]] = {}
+    rows: dict[str, list[tuple[float, ...]]] = {}
     for m, img, mask in zip(meta, imgs, masks, strict=True):
         seen.clear()
         scorer.score_image(img, m["target"], mask=mask)
-        truth = truth_saturation(scorer, m["target"])
-        if seen and len(seen[0]) >= 20 and truth > 0.15:
+        truth = scorer_study.saturation_of(srgb8_to_linear(np.asarray(scorer_study.truth_of(m), dtype=np.uint8)))
+        if seen and truth > 0.15:
             sat = seen[0]
-            rows.setdefault(m["family"], []).append(
-                tuple(np.log(v / truth) for v in (np.quantile(sat, 0.9), half_sample_mode(sat), np.median(sat)))
-            )
+            estimates = (np.quantile(sat, 0.9), half_sample_mode(sat), np.median(sat))
+            rows.setdefault(m["family"], []).append((*(np.log(v / truth) for v in estimates), skew(sat) > 1))
     reflectance._saturation_from_fit = default
-    print("family        surfaces   median |log(estimate / truth)|: q90  mode  median   bias: q90  mode  median")
+    print(
+        "family        surfaces   median |log(estimate / truth)|: q90  mode  median"
+        "   bias: q90  mode  median   upper tail longer"
+    )
     for family, r in rows.items():
         e = np.array(r)
-        err, bias = np.median(np.abs(e), axis=0), np.median(e, axis=0)
+        err, bias = np.median(np.abs(e[:, :3]), axis=0), np.median(e[:, :3], axis=0)
         print(
-            f"{family:12s} {len(e):6d}   {err[0]:26.3f} {err[1]:5.3f} {err[2]:6.3f}   {bias[0]:+10.3f} {bias[1]:+5.3f} {bias[2]:+6.3f}"
+            f"{family:12s} {len(e):6d}   {err[0]:26.3f} {err[1]:5.3f} {err[2]:6.3f}"
+            f"   {bias[0]:+10.3f} {bias[1]:+5.3f} {bias[2]:+6.3f}   {100 * e[:, 3].mean():10.0f} %"
         )
 
 
 def white_on_plastic(system: str, data: Any) -> None:
     """The Mitsuba family's plastic renders (chromatic albedos), per lighting and backdrop: each
     pixel solved, by least squares, as a × albedo + w × white (linear RGB; the truth is the albedo
-    lit and exposed), then the white of the least white tenth (w q10) and of the median pixel, the
-    white per unit of shading a on the most lit 15 %, beside the veil the scorer estimates
-    (F0 × surroundings) and how many pass."""
+    lit and exposed), then medians of the white of the least white tenth (w q10), of the median
+    pixel's and of the white per unit of shading a on the most lit 15 %, beside the veil the scorer
+    estimates (F0 × surroundings); and the shares the gloss test calls glossy, a veil comes off and
+    pass."""
     meta, imgs, masks = data
     scorer = scoring.ColorScorer(system)
     groups: dict[tuple[str, str], list[tuple[float, ...]]] = {}
@@ -342,34 +360,45 @@ def white_on_plastic(system: str, data: Any) -> None:
                 float(np.median(w)),
                 float(np.median(w[lit] / np.maximum(a[lit], 1e-3))),
                 reflectance.F0_DIELECTRIC * (around or 0.0),
+                float(bool(score.glossy)),
                 float(score.veil is not None),
                 float(score.passed),
             )
         )
-    print("lighting / backdrop   renders   w q10   w median   w/a lit   F0 × surroundings   veil removed   pass")
+    print(
+        "lighting / backdrop   renders   w q10   w median   w/a lit   F0 × surroundings"
+        "   called glossy   veil removed   pass"
+    )
     for (lighting, backdrop), r in sorted(groups.items()):
         v = np.array(r)
-        med = np.median(v, axis=0)
+        med, share = np.median(v[:, :4], axis=0), 100 * v[:, 4:].mean(axis=0)
         print(
             f"{lighting + ' / ' + backdrop:20s} {len(v):8d}   {med[0]:.4f}   {med[1]:.4f}     {med[2]:.3f}"
-            f"   {med[3]:17.4f}   {100 * v[:, 4].mean():10.0f} %   {100 * v[:, 5].mean():3.0f} %"
+            f"   {med[3]:17.4f}   {share[0]:11.0f} %   {share[1]:10.0f} %   {share[2]:3.0f} %"
         )
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--system", default="iscc-nbs-l2")
+    p.add_argument("--system", default="iscc-nbs-l2", choices=["iscc-nbs-l2", "css3"])
     p.add_argument("--quick", action="store_true")
     p.add_argument("--cache", default="/tmp/huebench-families")
     p.add_argument("--trial", action="append", default=[], choices=sorted(TRIALS))
     p.add_argument("--list", action="store_true", help="the trials and what each changes")
     p.add_argument("--estimators", action="store_true", help="albedo-saturation estimates against the truth")
     p.add_argument("--white", action="store_true", help="the white on the Mitsuba plastic renders")
+    p.add_argument("--flat-noise", action="store_true", help="flat noisy patches, the default and each --trial")
     args = p.parse_args()
-    if args.list or not (args.trial or args.estimators or args.white):
+    if args.list or not (args.trial or args.estimators or args.white or args.flat_noise):
         for name, (what, _) in TRIALS.items():
             print(f"{name:20s} {what}")
         return
+    if args.flat_noise:
+        for trial in (None, *args.trial):
+            print(f"\n{trial or 'the default'}:")
+            flat_noise_under(args.system, trial)
+        if not (args.estimators or args.white):
+            return
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
     families = ["all", *(f for f in HELD_OUT_FAMILIES if f != "rendered")]
@@ -382,10 +411,10 @@ def main() -> None:
         estimators(args.system, data)
     if args.white:
         white_on_plastic(args.system, data)
-    if not args.trial:
+    if not args.trial or args.flat_noise:
         return
     family = np.array([m["family"] for m in data[0]])
-    default = run(args.system, "default", data)
+    default = run(args.system, None, data)
     for trial in args.trial:
         print(f"\n{trial}: {TRIALS[trial][0]} — paired against the default ({args.system}, exact masks)")
         scorer_study._print_paired(scorer_study.paired_table(family, default, run(args.system, trial, data)))

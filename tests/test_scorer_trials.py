@@ -15,8 +15,9 @@ from tests.conftest import load_perf_script
 
 @pytest.fixture
 def trials(monkeypatch):
-    # the script sets HUEBENCH_NO_NUMBA and puts perf/ on sys.path; a trial replaces one of the
-    # names below: all of it is put back after each test
+    # the script sets HUEBENCH_NO_NUMBA, puts perf/ on sys.path and imports scorer_study; a trial
+    # replaces one of the names below: all of it is put back after each test
+    imported = "scorer_study" in sys.modules
     monkeypatch.setenv("HUEBENCH_NO_NUMBA", "1")
     monkeypatch.setattr(sys, "path", list(sys.path))
     for owner, name in (
@@ -28,7 +29,9 @@ def trials(monkeypatch):
     ):
         monkeypatch.setattr(owner, name, getattr(owner, name))
     monkeypatch.setattr(_kernels, "AVAILABLE", False)  # the trials replace the NumPy paths
-    return load_perf_script("scorer_trials")
+    yield load_perf_script("scorer_trials")
+    if not imported:
+        sys.modules.pop("scorer_study", None)
 
 
 def test_half_sample_mode_finds_the_pile_and_skew_the_long_tail(trials):
@@ -85,3 +88,47 @@ def test_list_names_every_trial(trials, monkeypatch, capsys):
     with pytest.raises(SystemExit) as exit_info:
         trials.main()
     assert exit_info.value.code == 2
+
+
+def disc(rim_white: float) -> tuple[np.ndarray, np.ndarray]:
+    """A flat red disc on grey, its outer two pixels (outside the gloss test's interior) mixed with
+    ``rim_white`` of white."""
+    yy, xx = np.mgrid[:48, :48]
+    r = np.hypot(yy - 23.5, xx - 23.5)
+    mask = r < 18
+    img = np.full((48, 48, 3), 90, dtype=np.float64)
+    img[mask] = (200, 40, 40)
+    rim = mask & (reflectance.mask_depth(mask) <= reflectance.GLOSS_INTERIOR)
+    img[rim] = (1 - rim_white) * img[rim] + rim_white * 255
+    noise = np.random.default_rng(2).normal(0, 1.0, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8), mask
+
+
+def test_the_rim_trial_calls_a_flat_body_with_a_white_rim_glossy(trials):
+    img, mask = disc(0.5)
+    depth = reflectance.mask_depth(mask)
+    scorer = scoring.ColorScorer("iscc-nbs-l2")
+    assert scorer.looks_glossy(img, mask, depth) is False  # flat: no shading beyond noise
+    assert reflectance.rim_saturation(img, mask, depth=depth) < scorer.rim_ratio
+    trials.TRIALS["rim-glossy"][1]()
+    assert scorer.looks_glossy(img, mask, depth) is True
+    plain, plain_mask = disc(0.0)
+    assert scorer.looks_glossy(plain, plain_mask, reflectance.mask_depth(plain_mask)) is False
+
+
+def test_the_light_veil_trial_raises_only_the_veil(trials):
+    img, mask = disc(0.5)
+    img[~mask] = 10  # a dark backdrop: a veil of its light is small
+    before = scoring.specular_veil(img, mask, glossy=True, rim_ratio=None, per_channel=False)
+    light = reflectance.light_colour(img, mask)
+    trials.TRIALS["light-veil-1"][1]()
+    after = scoring.specular_veil(img, mask, glossy=True, rim_ratio=None, per_channel=False)
+    assert after > 5 * before
+    assert after == pytest.approx(reflectance.F0_DIELECTRIC * trials.lit_light(img, mask, 1.0))
+    # the light-colour step still reads the surroundings as they are
+    assert np.array_equal(np.asarray(reflectance.light_colour(img, mask)), np.asarray(light))
+
+
+def test_the_quantile_trials_set_the_glossy_quantile(trials):
+    trials.TRIALS["q95"][1]()
+    assert scoring.DIFFUSE_QUANTILE == 0.95
