@@ -229,7 +229,7 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
             f"glossy line: the upper mode where the upper tail is over {limit:g}× the lower (skew), else q90",
             lambda limit=limit: line_saturation(skew_switch(limit)),
         )
-        for limit in (1.0, 1.5, 2.0)
+        for limit in (1.0, 1.5, 2.0, 2.5, 3.0)
     },
     **{
         f"weighted-q90-{power}": (
