@@ -73,19 +73,22 @@ def line_pixels(fit: Any) -> tuple[np.ndarray, np.ndarray]:
     return sat[use], grey[use]
 
 
-#: what a line rule gets: the package's estimate (the quantile's value) and the saturations
-LineRule = Callable[[float, np.ndarray], float]
+#: what a line rule gets: the package's estimate (the quantile's value), the quantile, and the
+#: saturations and grey components of the pixels it was taken from (:func:`line_pixels`)
+LineRule = Callable[[float, float, np.ndarray, np.ndarray], float]
 
 
 def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | None = None) -> None:
-    """The diffuse line's albedo saturation from ``rule(package_estimate, saturations)`` — on glossy
-    surfaces (the 0.9 quantile) only, or with ``glossy_only=False`` on matte ones (the median) only;
-    ``flat``: the flat-patch range test's ratio instead of the package's (a flat patch gets no line)."""
+    """The diffuse line's albedo saturation from ``rule(package_estimate, quantile, saturations,
+    greys)`` — on glossy surfaces (the 0.9 quantile) only, or with ``glossy_only=False`` on matte
+    ones (the median) only; ``flat``: the flat-patch range test's ratio instead of the package's (a
+    flat patch gets no line)."""
     default = reflectance._saturation_from_fit
 
     def saturation(fit: Any, quantile: float) -> float | None:
         if (quantile >= 0.85) != glossy_only:
             return default(fit, quantile)
+        sat, grey = line_pixels(fit)
         if flat is None:
             estimate = default(fit, quantile)
             if estimate is None:
@@ -94,8 +97,8 @@ def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | N
             lo, hi = stats.quantile(fit.grey[fit.use], [0.1, 0.9])
             if hi < flat * lo:
                 return None
-            estimate = float(stats.quantile(line_pixels(fit)[0], quantile))
-        return rule(estimate, line_pixels(fit)[0])
+            estimate = float(stats.quantile(sat, quantile))
+        return rule(estimate, quantile, sat, grey)
 
     reflectance._saturation_from_fit = saturation
 
@@ -108,19 +111,10 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> floa
     return float(values[order][min(int(np.searchsorted(cumulative / cumulative[-1], q)), len(values) - 1)])
 
 
-def weighted_line(power: int) -> None:
-    """The glossy line's 0.9 quantile weighted by the pixels' grey component to ``power``: bright
+def grey_weighted(power: int) -> LineRule:
+    """The glossy line's quantile weighted by the pixels' grey component to ``power``: bright
     pixels carry less noise in their saturation."""
-    default = reflectance._saturation_from_fit
-
-    def saturation(fit: Any, quantile: float) -> float | None:
-        estimate = default(fit, quantile)
-        if quantile < 0.85 or estimate is None:
-            return estimate
-        sat, grey = line_pixels(fit)
-        return weighted_quantile(sat, grey**power, quantile)
-
-    reflectance._saturation_from_fit = saturation
+    return lambda estimate, quantile, sat, grey: weighted_quantile(sat, grey**power, quantile)
 
 
 def interior_saturations(image: np.ndarray, depth: np.ndarray) -> np.ndarray | None:
@@ -201,13 +195,22 @@ def light_veil(top_albedo: float) -> None:
     scoring.specular_veil = veil
 
 
-def upper_mode(package_estimate: float, sat: np.ndarray) -> float:
+def mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray) -> float:
+    """The half-sample mode of the saturations."""
+    return half_sample_mode(sat)
+
+
+def upper_mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray) -> float:
     """The half-sample mode of the saturations from their 0.25 quantile up."""
     return half_sample_mode(sat[sat >= np.quantile(sat, 0.25)])
 
 
 def skew_switch(limit: float) -> LineRule:
-    return lambda package_estimate, sat: upper_mode(package_estimate, sat) if skew(sat) > limit else package_estimate
+    """:func:`upper_mode` where the saturations' upper tail is over ``limit`` × the lower, else the
+    package's estimate."""
+    return lambda estimate, quantile, sat, grey: (
+        upper_mode(estimate, quantile, sat, grey) if skew(sat) > limit else estimate
+    )
 
 
 def glossy_quantile(level: float) -> None:
@@ -218,7 +221,7 @@ def glossy_quantile(level: float) -> None:
 TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
     "mode": (
         "glossy line: the half-sample mode of the saturations instead of their 0.9 quantile",
-        lambda: line_saturation(lambda package_estimate, sat: half_sample_mode(sat)),
+        lambda: line_saturation(mode),
     ),
     "upper-mode": (
         "glossy line: the half-sample mode of the upper three quarters",
@@ -234,7 +237,7 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
     **{
         f"weighted-q90-{power}": (
             f"glossy line: q90 weighted by the grey component to the power {power}",
-            lambda power=power: weighted_line(power),
+            lambda power=power: line_saturation(grey_weighted(power)),
         )
         for power in (1, 2)
     },
@@ -244,11 +247,11 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
     },
     "matte-mode": (
         "matte line: the half-sample mode instead of the median",
-        lambda: line_saturation(lambda package_estimate, sat: half_sample_mode(sat), glossy_only=False),
+        lambda: line_saturation(mode, glossy_only=False),
     ),
     "line-flat-0": (
         "glossy line: no flat-patch range test (has_shading alone)",
-        lambda: line_saturation(lambda package_estimate, sat: package_estimate, flat=0.0),
+        lambda: line_saturation(lambda estimate, quantile, sat, grey: estimate, flat=0.0),
     ),
     **{
         f"gloss-skew-{limit:g}": (
@@ -397,8 +400,9 @@ def main() -> None:
         for trial in (None, *args.trial):
             print(f"\n{trial or 'the default'}:")
             flat_noise_under(args.system, trial)
-        if not (args.estimators or args.white):
-            return
+    paired = bool(args.trial) and not args.flat_noise  # with --flat-noise the trials are the patches'
+    if not (args.estimators or args.white or paired):
+        return
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
     families = ["all", *(f for f in HELD_OUT_FAMILIES if f != "rendered")]
@@ -411,7 +415,7 @@ def main() -> None:
         estimators(args.system, data)
     if args.white:
         white_on_plastic(args.system, data)
-    if not args.trial or args.flat_noise:
+    if not paired:
         return
     family = np.array([m["family"] for m in data[0]])
     default = run(args.system, None, data)
