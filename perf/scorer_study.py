@@ -205,6 +205,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     },
     "curve_spread": {f"{v}": {"curve_spread": v} for v in (None, 0.15, 0.25, 0.35)},
     "curve_rank": {f"{v}": {"curve_rank": v} for v in (0.9, 0.95, 0.97, 0.99)},
+    "curve_turn": {f"{v}": {"curve_turn": v} for v in (None, 0.3, 0.5, 1.0)},
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},

@@ -2,10 +2,12 @@
 
 Each trial replaces one step of the scorer (the albedo-saturation estimate of the diffuse line, the
 gloss test, the veil's light) for the length of a run, then scores every image of the tuning
-families and the held-out ones (``rendered`` apart: it is kept unseen) paired against the
-default, as ``scorer_study.py --paired`` does for the scorer's options:
+families and the held-out ones (``rendered`` apart: it judged version 20 once and stays out of
+tuning) paired against the default, as ``scorer_study.py --paired`` does for the scorer's options.
+Version 20's curve test (the scorer's ``curve_turn``) came out of these trials; ``--version19``
+runs the default and the trials without it, as the trials before it were measured:
 
-    python perf/scorer_trials.py --quick --trial mode --trial skew-switch-1.5
+    python perf/scorer_trials.py --quick --version19 --trial mode --trial skew-switch-1.5
     python perf/scorer_trials.py --quick --system css3 --trial mode
     python perf/scorer_trials.py --list
     python perf/scorer_trials.py --quick --estimators   # q90, mode and median against the truth
@@ -64,18 +66,18 @@ def skew(values: np.ndarray) -> float:
     return float((q90 - q50) / max(q50 - q10, 1e-9))
 
 
-def line_pixels(fit: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The saturations and grey components of the pixels the diffuse line estimates from, chosen
-    as the package chooses them (usable, at least half the median saturation)."""
+def line_pixels(fit: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The saturations, grey components and linear RGB of the pixels the diffuse line estimates
+    from, chosen as the package chooses them (usable, at least half the median saturation)."""
     grey, use = fit.grey, fit.use
     sat = fit.perp / np.maximum(grey, 1e-6)
     use = use & (sat >= 0.5 * stats.median(sat[use]))
-    return sat[use], grey[use]
+    return sat[use], grey[use], fit.lin[use]
 
 
 #: what a line rule gets: the package's estimate (the quantile's value), the quantile, and the
-#: saturations and grey components of the pixels it was taken from (:func:`line_pixels`)
-LineRule = Callable[[float, float, np.ndarray, np.ndarray], float]
+#: saturations, grey components and linear RGB of the pixels it was taken from (:func:`line_pixels`)
+LineRule = Callable[[float, float, np.ndarray, np.ndarray, np.ndarray], float]
 
 
 def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | None = None) -> None:
@@ -85,12 +87,12 @@ def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | N
     flat patch gets no line)."""
     default = reflectance._saturation_from_fit
 
-    def saturation(fit: Any, quantile: float) -> float | None:
+    def saturation(fit: Any, quantile: float, curve_turn: float | None = None) -> float | None:
         if (quantile >= 0.85) != glossy_only:
-            return default(fit, quantile)
-        sat, grey = line_pixels(fit)
+            return default(fit, quantile, curve_turn)
+        sat, grey, lin = line_pixels(fit)
         if flat is None:
-            estimate = default(fit, quantile)
+            estimate = default(fit, quantile, curve_turn)
             if estimate is None:
                 return None
         else:
@@ -98,7 +100,7 @@ def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | N
             if hi < flat * lo:
                 return None
             estimate = float(stats.quantile(sat, quantile))
-        return rule(estimate, quantile, sat, grey)
+        return rule(estimate, quantile, sat, grey, lin)
 
     reflectance._saturation_from_fit = saturation
 
@@ -114,7 +116,7 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> floa
 def grey_weighted(power: int) -> LineRule:
     """The glossy line's quantile weighted by the pixels' grey component to ``power``: bright
     pixels carry less noise in their saturation."""
-    return lambda estimate, quantile, sat, grey: weighted_quantile(sat, grey**power, quantile)
+    return lambda estimate, quantile, sat, grey, lin: weighted_quantile(sat, grey**power, quantile)
 
 
 def interior_saturations(image: np.ndarray, depth: np.ndarray) -> np.ndarray | None:
@@ -195,12 +197,40 @@ def light_veil(top_albedo: float) -> None:
     scoring.specular_veil = veil
 
 
-def mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray) -> float:
+def shade_share(image: np.ndarray, mask: np.ndarray, level: float) -> float | None:
+    """The share of the lit surface's light that reaches its shaded side: the ``level`` quantile of
+    the unclipped pixels' luminance over the median of the most lit 15 % (None: fewer than 20)."""
+    px = image[np.asarray(mask, dtype=bool)]
+    lin = srgb8_to_linear(px[(px < reflectance.CLIPPED).all(axis=1)])
+    if len(lin) < 20:
+        return None
+    lum = lin @ RGB_TO_XYZ[1]
+    lit = float(np.median(lum[lum >= np.quantile(lum, 0.85)]))
+    return float(np.quantile(lum, level)) / lit if lit > 0 else None
+
+
+def shade_veil(level: float) -> None:
+    """Where a veil comes off, it is at least F0 × the light the lit surface implies × the share of
+    it that reaches the shaded side (:func:`shade_share`): the light from everywhere (the
+    environment), which a dielectric mirrors wherever it does not mirror the lamp."""
+    default = scoring.specular_veil
+
+    def veil(image: np.ndarray, mask: np.ndarray, *, fresnel: float = reflectance.F0_DIELECTRIC, **kw: Any) -> Any:
+        found = default(image, mask, fresnel=fresnel, **kw)
+        if found is None:
+            return None
+        light, share = lit_light(image, mask, 1.0), shade_share(image, mask, level)
+        return found if light is None or share is None else np.maximum(found, fresnel * light * min(share, 1.0))
+
+    scoring.specular_veil = veil
+
+
+def mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
     """The half-sample mode of the saturations."""
     return half_sample_mode(sat)
 
 
-def upper_mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray) -> float:
+def upper_mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
     """The half-sample mode of the saturations from their 0.25 quantile up."""
     return half_sample_mode(sat[sat >= np.quantile(sat, 0.25)])
 
@@ -208,9 +238,38 @@ def upper_mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarr
 def skew_switch(limit: float) -> LineRule:
     """:func:`upper_mode` where the saturations' upper tail is over ``limit`` × the lower, else the
     package's estimate."""
-    return lambda estimate, quantile, sat, grey: (
-        upper_mode(estimate, quantile, sat, grey) if skew(sat) > limit else estimate
+    return lambda estimate, quantile, sat, grey, lin: (
+        upper_mode(estimate, quantile, sat, grey, lin) if skew(sat) > limit else estimate
     )
+
+
+def brighter_quantile(share: float) -> LineRule:
+    """The glossy line's quantile over the pixels whose grey component is at or above its ``share``
+    quantile: the saturation near the lit surface's brightness (a tone curve makes darker pixels
+    more saturated than the lit face)."""
+
+    def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
+        bright = grey >= np.quantile(grey, share)
+        return float(np.quantile(sat[bright], quantile)) if bright.sum() >= 10 else estimate
+
+    return rule
+
+
+def curve_switch(share: float, fall: float | None, turn: float | None) -> LineRule:
+    """:func:`brighter_quantile` where the pixels look curved by one test alone — saturation falls
+    with brightness (rank correlation below ``fall``) or their hue turns by more than ``turn``
+    degrees — else the package's estimate. The scorer's ``curve_turn`` (version 20) asks for both."""
+    brighter = brighter_quantile(share)
+
+    def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
+        curved = len(sat) >= 20
+        if curved and fall is not None:
+            curved = reflectance.rank_correlation(sat, grey) < fall
+        if curved and turn is not None:
+            curved = abs(reflectance.hue_turn(lin, grey)) > turn
+        return brighter(estimate, quantile, sat, grey, lin) if curved else estimate
+
+    return rule
 
 
 def glossy_quantile(level: float) -> None:
@@ -245,13 +304,42 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
         f"q{round(100 * level)}": (f"glossy line: the {level:g} quantile", lambda level=level: glossy_quantile(level))
         for level in (0.85, 0.95)
     },
+    **{
+        f"shade-veil-{round(100 * level)}": (
+            f"veil: at least F0 × the lit light × the {level:g} quantile of luminance over the lit surface's",
+            lambda level=level: shade_veil(level),
+        )
+        for level in (0.1, 0.25, 0.5)
+    },
+    **{
+        f"bright-q90-{round(100 * share)}": (
+            f"glossy line: q90 over the pixels from the {share:g} quantile of brightness up, everywhere",
+            lambda share=share: line_saturation(brighter_quantile(share)),
+        )
+        for share in (0.5, 0.75)
+    },
+    **{
+        f"fall-switch-{round(-100 * fall)}-from-{round(100 * share)}": (
+            f"glossy line: q90 from the {share:g} quantile of brightness up where saturation's rank "
+            f"correlation with brightness is below {fall:g} (no hue test)",
+            lambda fall=fall, share=share: line_saturation(curve_switch(share, fall, None)),
+        )
+        for fall, share in ((-0.8, 0.5), (-0.9, 0.5), (-0.9, 0.7))
+    },
+    **{
+        f"turn-switch-{turn:g}": (
+            f"glossy line: q90 from the 0.7 quantile of brightness up where hue turns by more than {turn:g}° (no fall test)",
+            lambda turn=turn: line_saturation(curve_switch(0.7, None, turn)),
+        )
+        for turn in (0.5, 1.0)
+    },
     "matte-mode": (
         "matte line: the half-sample mode instead of the median",
         lambda: line_saturation(mode, glossy_only=False),
     ),
     "line-flat-0": (
         "glossy line: no flat-patch range test (has_shading alone)",
-        lambda: line_saturation(lambda estimate, quantile, sat, grey: estimate, flat=0.0),
+        lambda: line_saturation(lambda estimate, quantile, sat, grey, lin: estimate, flat=0.0),
     ),
     **{
         f"gloss-skew-{limit:g}": (
@@ -282,11 +370,11 @@ def start_worker(data: Any, trial: str | None) -> None:
         TRIALS[trial][1]()
 
 
-def run(system: str, trial: str | None, data: Any) -> np.ndarray:
+def run(system: str, trial: str | None, data: Any, options: dict[str, Any] | None = None) -> np.ndarray:
     """Every image's (pass, far accepted) under ``trial`` (None: the default), scored by
     ``scorer_study.score_all`` in a fresh process pool (fork: the workers inherit the images)."""
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 2, initializer=start_worker, initargs=(data, trial)) as pool:
-        return scorer_study.score_all(pool, system, {}, len(data[0]))
+        return scorer_study.score_all(pool, system, options or {}, len(data[0]))
 
 
 def flat_noise_under(system: str, trial: str | None) -> None:
@@ -296,7 +384,7 @@ def flat_noise_under(system: str, trial: str | None) -> None:
         pool.submit(scorer_study.flat_noise, system).result()
 
 
-def estimators(system: str, data: Any) -> None:
+def estimators(system: str, data: Any, options: dict[str, Any] | None = None) -> None:
     """Per family, on the surfaces whose glossy diffuse line runs (chromatic truths, saturation >
     0.15): how far the 0.9 quantile, the half-sample mode and the median of the line's saturations
     are from the truth's saturation (median |log ratio| and median log ratio), and the share of
@@ -305,14 +393,14 @@ def estimators(system: str, data: Any) -> None:
     default = reflectance._saturation_from_fit
     seen: list[np.ndarray] = []
 
-    def recording(fit: Any, quantile: float) -> float | None:
-        estimate = default(fit, quantile)
+    def recording(fit: Any, quantile: float, curve_turn: float | None = None) -> float | None:
+        estimate = default(fit, quantile, curve_turn)
         if quantile >= 0.85 and estimate is not None and not seen:
             seen.append(line_pixels(fit)[0])
         return estimate
 
     reflectance._saturation_from_fit = recording
-    scorer = scoring.ColorScorer(system)
+    scorer = scoring.ColorScorer(system, **(options or {}))
     rows: dict[str, list[tuple[float, ...]]] = {}
     for m, img, mask in zip(meta, imgs, masks, strict=True):
         seen.clear()
@@ -391,7 +479,14 @@ def main() -> None:
     p.add_argument("--estimators", action="store_true", help="albedo-saturation estimates against the truth")
     p.add_argument("--white", action="store_true", help="the white on the Mitsuba plastic renders")
     p.add_argument("--flat-noise", action="store_true", help="flat noisy patches, the default and each --trial")
+    p.add_argument(
+        "--version19",
+        action="store_true",
+        help="version 19's scorer (no curve test: curve_turn None) under the default and every trial, as the "
+        "trials made before version 20 were measured",
+    )
     args = p.parse_args()
+    options: dict[str, Any] = {"curve_turn": None} if args.version19 else {}
     if args.list or not (args.trial or args.estimators or args.white or args.flat_noise):
         for name, (what, _) in TRIALS.items():
             print(f"{name:20s} {what}")
@@ -412,16 +507,18 @@ def main() -> None:
     ]
     data = tuple([x for part in parts for x in part[k]] for k in range(3))
     if args.estimators:
-        estimators(args.system, data)
+        estimators(args.system, data, options)
     if args.white:
         white_on_plastic(args.system, data)
     if not paired:
         return
     family = np.array([m["family"] for m in data[0]])
-    default = run(args.system, None, data)
+    default = run(args.system, None, data, options)
+    base = "version 19" if args.version19 else "the default"
     for trial in args.trial:
-        print(f"\n{trial}: {TRIALS[trial][0]} — paired against the default ({args.system}, exact masks)")
-        scorer_study._print_paired(scorer_study.paired_table(family, default, run(args.system, trial, data)))
+        print(f"\n{trial}: {TRIALS[trial][0]} — paired against {base} ({args.system}, exact masks)")
+        variant = run(args.system, trial, data, options)
+        scorer_study._print_paired(scorer_study.paired_table(family, default, variant))
 
 
 if __name__ == "__main__":

@@ -639,6 +639,18 @@ def _glossy_surfaces(rng):
     yield from _surfaces(rng)
 
 
+def _curved_surfaces(rng):
+    """N×3 8-bit shaded surfaces through a curve on each channel (Reinhard's, gain 1–2), some with a
+    highlight and noise: the line's curve test (hue turning with brightness) fires on most."""
+    for n in (_kernels.KERNEL_FROM, 800, 3000):
+        for _ in range(6):
+            albedo = rng.random(3) ** 1.5
+            shade = rng.uniform(0.05, 1.0, n)
+            lin = rng.uniform(1.0, 2.0) * (shade[:, None] * albedo + (rng.uniform(0, 0.3) * shade**12)[:, None])
+            lin = lin * (1 + lin / 16) / (1 + lin) + rng.normal(0, rng.choice([0.0, 0.002]), lin.shape)
+            yield color.linear_to_srgb8(lin)
+
+
 def test_gloss_and_shading_kernels_decide_as_the_numpy_steps(monkeypatch):
     # looks_glossy and has_shading run as one kernel each from KERNEL_FROM pixels; their dot
     # products are plain loops (NumPy's are BLAS calls, CPU-dependent in the last place), so the
@@ -745,12 +757,13 @@ def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
     from huebench.color import reflectance
 
     rng = np.random.default_rng(27)
-    cases = list(_glossy_surfaces(rng))
+    cases = list(_glossy_surfaces(rng)) + list(_curved_surfaces(rng))
     settings = [
         {"floor": True, "quantile": 0.9},
         {"floor": True, "quantile": 0.5, "keep_clipped": True},
         {"floor": False, "quantile": 0.9, "min_saturation": 0.3},
         {"floor": True, "quantile": 0.75, "max_floor": None, "floor_min_saturation": 0.1},
+        {"floor": True, "quantile": 0.9, "curve_turn": 0.5, "curve_spread": None, "max_removed_white": None},
     ]
     calls = []
     steps = _kernels.dichromatic_steps
@@ -765,6 +778,9 @@ def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
     assert len(calls) == in_kernel
     changed = [not np.array_equal(got, px) for px, row in zip(cases, compiled, strict=True) for got in row]
     assert 0.2 < sum(changed) / len(changed) < 0.95
+    # the curve test turned the line on some of the curved surfaces, in the kernel as in NumPy
+    without = [reflectance.dichromatic_steps(px, curve_spread=None, max_removed_white=None) for px in cases]
+    assert sum(not np.array_equal(row[-1], w) for row, w in zip(compiled, without, strict=True)) >= 5
 
 
 def test_edge_near_surroundings_kernel_is_the_numpy_steps(monkeypatch):

@@ -865,6 +865,91 @@ def test_a_line_whose_white_follows_brightness_is_refused(monkeypatch, compiled)
         rf.dichromatic_steps(px, curve_spread=1.0)
 
 
+def _curved_and_glossy(rgb=(237, 125, 72), n=3000, seed=20):
+    """One albedo's pixels (linear RGB) under shading 0.1–1: through Reinhard's curve on each
+    channel (gain 1.6, white 4), and with a white highlight rising with brightness; and the truth
+    the curve gives the lit albedo."""
+    rng = np.random.default_rng(seed)
+    shade = rng.uniform(0.1, 1.0, n)
+    albedo = srgb_to_linear(np.asarray(rgb) / 255.0)
+
+    def reinhard(x):
+        return x * (1 + x / 16) / (1 + x)
+
+    return (
+        reinhard(1.6 * shade[:, None] * albedo),
+        shade[:, None] * albedo + (0.3 * shade**8)[:, None],
+        reinhard(1.6 * albedo),
+    )
+
+
+def _saturation(lin):
+    grey = row_mean(lin)
+    return row_norm(lin - grey[:, None]) / grey
+
+
+def test_a_curve_on_each_channel_turns_hue_and_reflected_white_does_not():
+    # white added to every channel leaves a pixel's chromatic part (and its hue) as it is, while
+    # lowering saturation as it brightens the pixel; a curve on each channel lowers saturation too
+    # but turns hue (version 20's curve test)
+    curved, glossy, _ = _curved_and_glossy()
+    turn = rf.hue_turn(curved, row_mean(curved))
+    assert turn > 2.0 and rf.hue_turn(glossy, row_mean(glossy)) == pytest.approx(0.0, abs=1e-9)
+    for lin in (curved, glossy):  # both: saturation falls with brightness, rank for rank
+        assert rf.rank_correlation(_saturation(lin), row_mean(lin)) < -0.99
+    assert rf.shows_channel_curve(curved, row_mean(curved), _saturation(curved))
+    assert not rf.shows_channel_curve(glossy, row_mean(glossy), _saturation(glossy))
+    # the thresholds decide: the turn, then the fall
+    args = (curved, row_mean(curved), _saturation(curved))
+    assert rf.shows_channel_curve(*args, turn=abs(turn) - 0.01) and not rf.shows_channel_curve(
+        *args, turn=abs(turn) + 0.01
+    )
+    assert not rf.shows_channel_curve(*args, fall=-1.0)
+    assert not rf.shows_channel_curve(curved[:19], row_mean(curved[:19]), _saturation(curved[:19]))  # too few
+    assert rf.hue_turn(np.ones((0, 3)), np.ones(0)) == 0.0
+
+
+def test_rank_correlation_is_spearmans_with_ties():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(21)
+    x, y = rng.integers(0, 12, 400).astype(float), rng.normal(size=400)  # many ties in x
+    y = y - 0.3 * x
+    assert rf.rank_correlation(x, y) == pytest.approx(spearmanr(x, y).statistic, abs=1e-12)
+    assert rf.rank_correlation(np.ones(50), y[:50]) == 0.0
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_line_reads_a_curved_surface_near_its_lit_face(monkeypatch, compiled):
+    # under a curve the darker pixels are the more saturated, and the line's 0.9 quantile over all
+    # of them overshoots the lit albedo's saturation; with curve_turn it is read from the pixels
+    # from the 0.7 quantile of brightness up. A glossy surface without a curve is left as it was.
+    # Both paths (the kernel and NumPy)
+    if not compiled:
+        monkeypatch.setattr(rf._kernels, "enabled", lambda n: False)
+    curved, glossy, truth = _curved_and_glossy()
+    px = linear_to_srgb8(curved)
+    before = rf.diffuse_line_reconstruction(px, quantile=0.9)
+    after = rf.diffuse_line_reconstruction(px, quantile=0.9, curve_turn=rf.CURVE_HUE_TURN)
+    want = float(_saturation(truth[None])[0])
+    lin = rf.srgb8_to_linear(px)
+    bright = row_mean(lin) >= np.quantile(row_mean(lin), rf.CURVE_LIT_FROM)
+    assert np.median(_saturation(rf.srgb8_to_linear(after))) == pytest.approx(
+        np.quantile(_saturation(lin[bright]), 0.9), rel=0.02
+    )
+    assert abs(np.median(_saturation(rf.srgb8_to_linear(after))) / want - 1) < 0.06
+    assert np.median(_saturation(rf.srgb8_to_linear(before))) / want > 1.15
+    plain = linear_to_srgb8(glossy)
+    assert np.array_equal(
+        rf.diffuse_line_reconstruction(plain, quantile=0.9, curve_turn=0.5),
+        rf.diffuse_line_reconstruction(plain, quantile=0.9),
+    )
+    assert np.array_equal(rf.dichromatic_steps(px, curve_turn=None), rf.dichromatic_steps(px))
+    for bad in (-1.0, 180.0):
+        with pytest.raises(HuebenchError, match="curve_turn must be"):
+            rf.dichromatic_steps(px, curve_turn=bad)
+
+
 def test_a_new_method_is_one_function_and_one_entry(monkeypatch):
     monkeypatch.setitem(rf.SPECULAR_REMOVAL_METHODS, "none", lambda rgb8, **_: np.asarray(rgb8))
     px = _phong_sphere(RED, highlight=0.5)[0][:4, :4].reshape(-1, 3)

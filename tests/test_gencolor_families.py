@@ -217,6 +217,7 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "max_removed_white",
         "curve_spread",
         "curve_rank",
+        "curve_turn",
         "gloss_smooth",
         "rim_ratio",
         "main_color",
@@ -227,7 +228,7 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "frame_cuts",
         "peel",
     } <= set(cfg)
-    assert cfg["veil_color"] is False and cfg["frame_cuts"] is True and cfg["peel"] == 6.0
+    assert cfg["veil_color"] is False and cfg["frame_cuts"] is True and cfg["peel"] == 6.0 and cfg["curve_turn"] == 0.5
     out = tmp_path / "d"
     evaluate(
         "gencolor-diagnostic", "none", out=out, no_cache=True, progress=False, quick=True, limit=2, family="analytic"
@@ -634,7 +635,7 @@ def test_a_tone_curve_is_not_read_as_reflections_since_version_18():
     saturation, 20 L* too dark; version 18 refuses a line that takes more white off the median
     pixel than a dielectric reflects (max_removed_white) and the colour is the truth's."""
     now, before, truth_l = _tonemapped_now_and_before(
-        "Purplish pink", "lambert", "aces", max_removed_white=None, curve_spread=None
+        "Purplish pink", "lambert", "aces", max_removed_white=None, curve_spread=None, curve_turn=None
     )
     assert now.glossy and before.glossy  # the gloss test's false alarm stays
     assert now.passed and abs(now.dominant_lab[0] - truth_l) < 5
@@ -645,13 +646,30 @@ def test_white_that_follows_brightness_is_not_read_as_reflections_since_version_
     """A matte pink under Reinhard's curve: the steps take little white off the median pixel, under
     version 18's bound, but more from every pixel the brighter it is; version 18's line made the
     colour 9 L* too dark, version 19 refuses it (curve_spread, curve_rank)."""
-    now, before, truth_l = _tonemapped_now_and_before("Pink", "lambert-env", "reinhard", curve_spread=None)
+    now, before, truth_l = _tonemapped_now_and_before(
+        "Pink", "lambert-env", "reinhard", curve_spread=None, curve_turn=None
+    )
     assert now.passed and abs(now.dominant_lab[0] - truth_l) < 3
     assert not before.passed and before.dominant_lab[0] < truth_l - 7
     with pytest.raises(HuebenchError, match="curve_rank must be"):
         ColorScorer("css3", curve_rank=1.5)
     with pytest.raises(HuebenchError, match="curve_spread must be"):
         ColorScorer("css3", curve_spread=0.0)
+
+
+def test_a_glossy_body_under_a_curve_is_read_near_its_lit_face_since_version_20():
+    """Glossy bodies through a tone curve on each channel: the curve makes the darker pixels more
+    saturated, and version 19's diffuse line read its upper quantile of saturation over all of
+    them — a yellow under the log sigmoid came out 4.5 L* too dark and over-saturated, a pink under
+    ACES with a broad highlight 17 L* too light (its line refused, the highlight kept). Their hue
+    turns with brightness, which reflected white cannot do, so version 20 reads the line's
+    saturation from the brighter pixels (curve_turn)."""
+    for color, setup, operator in (("Yellow", "phong-dark-backdrop", "log-sigmoid"), ("Pink", "phong-broad", "aces")):
+        now, before, truth_l = _tonemapped_now_and_before(color, setup, operator, curve_turn=None)
+        assert now.passed and abs(now.dominant_lab[0] - truth_l) < 3, color
+        assert not before.passed and before.delta_chroma > 5 and abs(before.dominant_lab[0] - truth_l) > 4, color
+    with pytest.raises(HuebenchError, match="curve_turn must be"):
+        ColorScorer("css3", curve_turn=-1.0)
 
 
 def test_the_held_out_camera_family_runs_scene_light_through_camera_pipelines():

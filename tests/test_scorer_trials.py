@@ -132,3 +132,26 @@ def test_the_light_veil_trial_raises_only_the_veil(trials):
 def test_the_quantile_trials_set_the_glossy_quantile(trials):
     trials.TRIALS["q95"][1]()
     assert scoring.DIFFUSE_QUANTILE == 0.95
+
+
+def test_one_curve_test_alone_fires_where_version_20_asks_for_both(trials):
+    # saturation falling with brightness is a curve's and a highlight's alike; hue turning is the
+    # curve's alone: the fall-only trial reads a highlighted body's line from its bright pixels
+    # (lowering it), the turn-only trial and the package (both tests) leave that line alone
+    rng = np.random.default_rng(5)
+    shade = rng.uniform(0.1, 1.0, (3000, 1))
+    albedo = np.array([0.85, 0.2, 0.06])
+    highlighted = linear_to_srgb8(np.clip(shade * albedo + 0.3 * shade**8, 0, 1))
+    x = 1.6 * shade * albedo
+    curved = linear_to_srgb8(x * (1 + x / 16) / (1 + x))
+
+    def estimate(px):
+        return reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05)
+
+    plain = {name: estimate(px) for name, px in (("highlighted", highlighted), ("curved", curved))}
+    original = reflectance._saturation_from_fit
+    trials.TRIALS["fall-switch-90-from-70"][1]()
+    assert estimate(highlighted) < 0.95 * plain["highlighted"] and estimate(curved) < 0.9 * plain["curved"]
+    reflectance._saturation_from_fit = original
+    trials.TRIALS["turn-switch-0.5"][1]()
+    assert estimate(highlighted) == plain["highlighted"] and estimate(curved) < 0.9 * plain["curved"]

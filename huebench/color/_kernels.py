@@ -51,10 +51,12 @@ fast-math and repeat the NumPy reference's operations in its order, so their val
 bit for bit: sums as NumPy adds (:func:`_pairwise_sum`: pairwise, eight accumulators, halves
 rounded to multiples of 8; sums along the pixel axis of an N×3 array row by row), quantiles and
 medians as ``stats.quantile`` interpolates the same order statistics (any selection finds the
-same values). Three things are not NumPy's last bit, and the tests compare the decisions they
+same values). Four things are not NumPy's last bit, and the tests compare the decisions they
 feed instead: a dot product with a 3-vector is a loop where NumPy calls BLAS (whose rounding
-depends on the CPU), the hue angle is the C library's arctangent where NumPy may use its own SIMD
-one, and ΔE00 is this module's (as ``delta_e(..., compiled=True)``). Each kernel's NumPy
+depends on the CPU), the hue angle (ΔE00's, the curve test's hue turn) is the C library's
+arctangent where NumPy may use its own SIMD one, the curve test's rank correlation sums its ranks
+in a loop where the reference calls BLAS, and ΔE00 is this module's (as ``delta_e(...,
+compiled=True)``). Each kernel's NumPy
 reference stays in ``reflectance``, ``dominant`` and ``difference``: the path of machines without
 numba, of inputs under :data:`KERNEL_FROM` pixels, and of sampled inputs (more than
 ``reflectance.FIT_PIXELS``).
@@ -91,6 +93,12 @@ try:  # numba is a dependency, but the colour core must still work where it cann
     AVAILABLE = True
 except ImportError:  # pragma: no cover - exercised via HUEBENCH_NO_NUMBA in tests
     AVAILABLE = False
+
+
+#: two orthonormal directions perpendicular to grey in linear RGB: the plane in which
+#: reflectance.hue_turn measures hue angles (tuples: compile-time constants in the kernels)
+HUE_U = (1.0 / math.sqrt(2.0), -1.0 / math.sqrt(2.0), 0.0)
+HUE_V = (1.0 / math.sqrt(6.0), 1.0 / math.sqrt(6.0), -2.0 / math.sqrt(6.0))
 
 
 def enabled(n_elements: int) -> bool:
@@ -946,9 +954,66 @@ if AVAILABLE:
             use[i] = not (rgb[i, 0] >= clipped or rgb[i, 1] >= clipped or rgb[i, 2] >= clipped) and grey[i] > dark
 
     @_exact_jit()
-    def _fit_saturation(grey, perp, use, q):  # pragma: no cover - compiled
+    def _hue_turn(lin, grey):  # pragma: no cover - compiled
+        # reflectance.hue_turn: the brighter half's median hue angle less the darker half's, the
+        # angles (degrees, in the plane perpendicular to grey) taken around their overall median
+        n = grey.shape[0]
+        if n == 0:
+            return 0.0
+        angle = np.empty(n)
+        for i in range(n):
+            c0, c1, c2 = lin[i, 0] - grey[i], lin[i, 1] - grey[i], lin[i, 2] - grey[i]
+            x = (c0 * HUE_U[0] + c1 * HUE_U[1]) + c2 * HUE_U[2]
+            y = (c0 * HUE_V[0] + c1 * HUE_V[1]) + c2 * HUE_V[2]
+            angle[i] = np.degrees(np.arctan2(y, x))
+        mid = _median(angle)
+        for i in range(n):
+            angle[i] = (angle[i] - mid + 180.0) % 360.0 - 180.0
+        g = _median(grey)
+        bright = grey >= g
+        k = np.count_nonzero(bright)
+        if k == 0 or k == n:
+            return 0.0
+        return _median(angle[bright]) - _median(angle[~bright])
+
+    @_exact_jit()
+    def _ranks(x):  # pragma: no cover - compiled
+        # scipy.stats.rankdata: ranks from 1, ties sharing their mean rank
+        n = x.shape[0]
+        order = np.argsort(x, kind="mergesort")
+        r = np.empty(n)
+        i = 0
+        while i < n:
+            j = i
+            while j + 1 < n and x[order[j + 1]] == x[order[i]]:
+                j += 1
+            mean_rank = 0.5 * (i + j) + 1.0
+            for k in range(i, j + 1):
+                r[order[k]] = mean_rank
+            i = j + 1
+        return r
+
+    @_exact_jit()
+    def _rank_correlation(x, y):  # pragma: no cover - compiled
+        # reflectance.rank_correlation: Spearman's, 0 where either array is constant
+        n = x.shape[0]
+        rx, ry = _ranks(x), _ranks(y)
+        mx, my = _mean(rx), _mean(ry)
+        sxy = sxx = syy = 0.0
+        for i in range(n):
+            dx, dy = rx[i] - mx, ry[i] - my
+            sxy += dx * dy
+            sxx += dx * dx
+            syy += dy * dy
+        den = np.sqrt(sxx * syy)
+        return sxy / den if den > 0 else 0.0
+
+    @_exact_jit()
+    def _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from):  # pragma: no cover - compiled
         # reflectance._saturation_from_fit: the q-quantile of the usable pixels' saturations, those
-        # less than half as saturated as the median left out; NaN for a flat patch
+        # less than half as saturated as the median left out; NaN for a flat patch. Where turn is
+        # not NaN and the pixels show a curve on each channel (reflectance.shows_channel_curve),
+        # the quantile of those from the lit_from quantile of brightness up
         n = grey.shape[0]
         sat = np.empty(n)
         for i in range(n):
@@ -957,7 +1022,17 @@ if AVAILABLE:
         if _quantile(lit, 0.9) < 1.25 * _quantile(lit, 0.1):
             return np.nan
         half = 0.5 * _median(sat[use])
-        return _quantile(sat[use & (sat >= half)], q)
+        keep = use & (sat >= half)
+        s, g = sat[keep], grey[keep]
+        curve = (
+            not np.isnan(turn)
+            and s.shape[0] >= 20
+            and abs(_hue_turn(lin[keep], g)) > turn
+            and _rank_correlation(s, g) < fall
+        )
+        if curve:
+            s = s[g >= _quantile(g, lit_from)]
+        return _quantile(s, q)
 
     @_exact_jit()
     def _diffuse_line(lin, rgb, saturation, keep_clipped, clipped, out):  # pragma: no cover - compiled
@@ -1259,7 +1334,22 @@ if AVAILABLE:
 
     @_exact_jit()
     def _dichromatic_steps(
-        px, table, thresholds, bins, n_bins, clipped, floor, floor_min_sat, max_floor, min_sat, q, keep_clipped, factor
+        px,
+        table,
+        thresholds,
+        bins,
+        n_bins,
+        clipped,
+        floor,
+        floor_min_sat,
+        max_floor,
+        min_sat,
+        q,
+        keep_clipped,
+        factor,
+        turn,
+        fall,
+        lit_from,
     ):  # pragma: no cover - compiled
         # reflectance.dichromatic_steps on N×3 8-bit pixels (all of them the fits' sample): the
         # fitted floor (with floor) and the diffuse line, sharing the fit while the pixels stay
@@ -1295,7 +1385,7 @@ if AVAILABLE:
             shading = 1 if _has_shading(lin[use], factor) else 0
         if shading == 0:
             return cur.copy()
-        saturation = _fit_saturation(grey, perp, use, q)
+        saturation = _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from)
         if np.isnan(saturation):
             return cur.copy()
         line = np.empty((n, 3))
@@ -1749,10 +1839,23 @@ def dichromatic_sample(
 
 
 def fit_saturation(
-    grey: NDArray[np.float64], perp: NDArray[np.float64], use: NDArray[np.bool_], quantile: float
+    grey: NDArray[np.float64],
+    perp: NDArray[np.float64],
+    use: NDArray[np.bool_],
+    quantile: float,
+    lin: NDArray[np.float64],
+    curve_turn: float | None,
+    curve_fall: float,
+    curve_lit_from: float,
 ) -> float | None:
-    """reflectance._saturation_from_fit on a fit's arrays (at least 20 usable pixels)."""
-    out = float(_fit_saturation(grey, perp, use, float(quantile)))
+    """reflectance._saturation_from_fit on a fit's arrays (at least 20 usable pixels; ``lin``: the
+    sample's linear RGB; ``curve_turn`` None: no curve test)."""
+    turn = math.nan if curve_turn is None else float(curve_turn)
+    out = float(
+        _fit_saturation(
+            grey, perp, use, float(quantile), np.ascontiguousarray(lin), turn, float(curve_fall), float(curve_lit_from)
+        )
+    )
     return None if math.isnan(out) else out
 
 
@@ -1805,9 +1908,13 @@ def dichromatic_steps(
     quantile: float,
     keep_clipped: bool,
     shading_factor: float,
+    curve_turn: float | None,
+    curve_fall: float,
+    curve_lit_from: float,
 ) -> NDArray[np.uint8]:
     """reflectance.dichromatic_steps on N×3 8-bit pixels, every one of them in the fits' sample;
-    ``table`` decodes 8-bit values, ``encoder`` is (thresholds, bins, bin count) of the encoding."""
+    ``table`` decodes 8-bit values, ``encoder`` is (thresholds, bins, bin count) of the encoding;
+    ``curve_turn`` None: no curve test."""
     thresholds, bins, n_bins = encoder
     return np.asarray(
         _dichromatic_steps(
@@ -1824,6 +1931,9 @@ def dichromatic_steps(
             float(quantile),
             bool(keep_clipped),
             float(shading_factor),
+            math.nan if curve_turn is None else float(curve_turn),
+            float(curve_fall),
+            float(curve_lit_from),
         )
     )
 

@@ -62,6 +62,9 @@ from huebench.color.difference import delta_e, within_and_nearer
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
+    "CURVE_FALL",
+    "CURVE_HUE_TURN",
+    "CURVE_LIT_FROM",
     "CURVE_RANK",
     "CURVE_SPREAD",
     "DIFFUSE_RECONSTRUCTION_METHODS",
@@ -251,6 +254,20 @@ MAX_REMOVED_WHITE: float | None = diffuse_fresnel_reflectance(1.5)
 #: docs/gencolor.md, version 19. None: no test
 CURVE_SPREAD = 0.25
 CURVE_RANK = 0.97
+#: a curve on each channel (a renderer's or camera's tone curve, a filmic view) makes a diffuse
+#: body's darker pixels more saturated than its lit face, so the diffuse line's upper quantile of
+#: saturation reads them and overshoots. Reflected white cannot turn hue — it adds the same to
+#: every channel and leaves a pixel's chromatic part as it is — but a per-channel curve does; so
+#: where the hue of a surface's chromatic part turns by more than ``CURVE_HUE_TURN`` degrees
+#: between its darker and brighter half while its saturation falls with brightness (a Spearman
+#: rank correlation below ``CURVE_FALL``: :func:`shows_channel_curve`), the glossy line reads its
+#: quantile from the pixels from the ``CURVE_LIT_FROM`` quantile of brightness up, near the lit
+#: face where the colour is judged. Chosen on ISCC-NBS L2 and CSS3/X11 (the five families, the
+#: tone-mapped and camera ones), measured once on the held-out ``rendered`` family: docs/gencolor.md,
+#: version 20. None (the scorer's ``hue_turn``): no such test
+CURVE_HUE_TURN = 0.5
+CURVE_FALL = -0.9
+CURVE_LIT_FROM = 0.7
 #: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
 #: an object white-balanced by the light (:func:`light_colour`, :func:`balance`) and puts its colour
 #: back under the light before the comparison (``ColorScorer(light_planarity=None)``: the light is
@@ -919,6 +936,54 @@ def _mean_saturation(lin: NDArray[np.float64]) -> float:
     return float(np.linalg.norm(mean - grey)) / max(grey, 1e-6)
 
 
+def hue_turn(lin: NDArray[np.float64], grey: NDArray[np.float64]) -> float:
+    """How far (degrees) the hue of pixels' chromatic part (linear RGB ``lin`` less its grey
+    component ``grey``, N×3 and N) turns from their darker half to their brighter half (split at
+    the median grey): the difference of the two halves' median hue angles in the plane
+    perpendicular to grey, the angles taken around their overall median. 0 where a half is empty."""
+    lin, grey = np.asarray(lin, dtype=np.float64), np.asarray(grey, dtype=np.float64)
+    if len(grey) == 0:
+        return 0.0
+    c = lin - grey[:, None]
+    u, v = _kernels.HUE_U, _kernels.HUE_V  # summed in the kernel's order: the same angles
+    x = (c[:, 0] * u[0] + c[:, 1] * u[1]) + c[:, 2] * u[2]
+    y = (c[:, 0] * v[0] + c[:, 1] * v[1]) + c[:, 2] * v[2]
+    angle = np.degrees(np.arctan2(y, x))
+    angle = np.mod(angle - stats.median(angle) + 180.0, 360.0) - 180.0
+    bright = grey >= stats.median(grey)
+    if bright.all() or not bright.any():
+        return 0.0
+    return stats.median(angle[bright]) - stats.median(angle[~bright])
+
+
+def rank_correlation(x: NDArray[np.float64], y: NDArray[np.float64]) -> float:
+    """Spearman's rank correlation of two 1-D arrays (ties share their mean rank); 0 where either
+    is constant."""
+    from scipy.stats import rankdata  # only here: most surfaces never need it
+
+    rx, ry = rankdata(x), rankdata(y)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    den = float(np.sqrt((rx @ rx) * (ry @ ry)))
+    return float(rx @ ry) / den if den > 0 else 0.0
+
+
+def shows_channel_curve(
+    lin: NDArray[np.float64],
+    grey: NDArray[np.float64],
+    sat: NDArray[np.float64],
+    *,
+    turn: float = CURVE_HUE_TURN,
+    fall: float = CURVE_FALL,
+) -> bool:
+    """Do a surface's pixels (linear RGB ``lin``, their grey components ``grey`` and saturations
+    ``sat``) show a curve on each channel rather than reflected white: their hue turns by more than
+    ``turn`` degrees from the darker to the brighter half (:func:`hue_turn`) and their saturation
+    falls with brightness (:func:`rank_correlation` below ``fall``)? False for fewer than 20."""
+    if len(grey) < 20:
+        return False
+    return abs(hue_turn(lin, grey)) > turn and rank_correlation(sat, grey) < fall
+
+
 class DichromaticFit:
     """What both dichromatic corrections (:func:`remove_fitted_floor`, :func:`diffuse_line_reconstruction`)
     estimate from: every pixel of ``rgb8`` (N×3, 8-bit) in linear RGB, and for a fixed sample of them
@@ -930,6 +995,7 @@ class DichromaticFit:
         self.source = rgb8  # the pixels it was made from: a correction given other pixels refuses it
         self.lin_all = srgb8_to_linear(rgb8)
         lin = fit_sample_of(self.lin_all)  # the fit needs a sample; the correction goes to every pixel
+        self.lin = lin
         if _kernels.enabled(len(lin)) and np.asarray(rgb8).dtype == np.uint8:
             # the steps below in one kernel, the same values
             self.grey, self.perp, self.use = _kernels.dichromatic_sample(lin, fit_sample_of(np.asarray(rgb8)), CLIPPED)
@@ -1024,16 +1090,19 @@ def _without_floor(
     return linear_to_srgb8(np.clip(lin_all - floor, 0.0, 1.0))
 
 
-def _saturation_from_fit(fit: DichromaticFit, quantile: float) -> float | None:
+def _saturation_from_fit(fit: DichromaticFit, quantile: float, curve_turn: float | None = None) -> float | None:
     grey, norm_fit, use = fit.grey, fit.perp, fit.use
     if _kernels.enabled(len(grey)) and 0.0 <= quantile <= 1.0:  # the steps below in one kernel, the same value
-        return _kernels.fit_saturation(grey, norm_fit, use, quantile)
+        return _kernels.fit_saturation(grey, norm_fit, use, quantile, fit.lin, curve_turn, CURVE_FALL, CURVE_LIT_FROM)
     sat = norm_fit / np.maximum(grey, 1e-6)
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return None
     use = use & (sat >= 0.5 * stats.median(sat[use]))
-    return float(stats.quantile(sat[use], quantile))
+    sat, grey = sat[use], grey[use]
+    if curve_turn is not None and shows_channel_curve(fit.lin[use], grey, sat, turn=curve_turn):
+        sat = sat[grey >= stats.quantile(grey, CURVE_LIT_FROM)]
+    return float(stats.quantile(sat, quantile))
 
 
 def albedo_saturation(rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_saturation: float = 0.15) -> float | None:
@@ -1056,6 +1125,7 @@ def diffuse_line_reconstruction(
     saturation: float | None = None,
     keep_clipped: bool = False,
     fit: DichromaticFit | None = None,
+    curve_turn: float | None = None,
 ) -> NDArray[np.uint8]:
     """Put every pixel back on the diffuse line of the dichromatic model.
 
@@ -1075,11 +1145,16 @@ def diffuse_line_reconstruction(
     such a pixel at the unclipped pixels' saturation darkens it (a near-white under CIE A light:
     L* 74 against the 91 the image shows). On a glossy surface they may be highlights, so the
     default is off. ``fit``: the :class:`DichromaticFit` of ``rgb8``, when the caller has it.
-    """
 
+    ``curve_turn`` (degrees; None: no test): where the pixels show a curve on each channel — their
+    hue turns by more than this from the darker to the brighter half while their saturation falls
+    with brightness (:func:`shows_channel_curve`) — the quantile is read from the pixels from the
+    :data:`CURVE_LIT_FROM` quantile of brightness up: the curve made the darker ones more saturated.
+    """
+    check_curve_turn(curve_turn)
     if saturation is None:
         fit = DichromaticFit(rgb8) if fit is None else fit.of(rgb8)
-        est = _saturation_from_fit(fit, quantile) if fit.fits(min_saturation) else None
+        est = _saturation_from_fit(fit, quantile, curve_turn) if fit.fits(min_saturation) else None
         if est is None:
             return np.asarray(rgb8)
         lin_all = fit.lin_all
@@ -1101,6 +1176,13 @@ def diffuse_line_reconstruction(
         clipped = row_any(ceiling) & ~row_all(ceiling)
         out[clipped] = lin_all[clipped]
     return linear_to_srgb8(out)
+
+
+def check_curve_turn(curve_turn: float | None) -> None:
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` unless ``curve_turn`` is an angle in
+    degrees ≥ 0 or None."""
+    if curve_turn is not None and not 0 <= curve_turn < 180:
+        raise HuebenchError(f"curve_turn must be a hue angle in degrees in [0, 180) or None, got {curve_turn!r}")
 
 
 def check_white_bounds(
@@ -1161,10 +1243,11 @@ def dichromatic_steps(
     max_removed_white: float | None = MAX_REMOVED_WHITE,
     curve_spread: float | None = CURVE_SPREAD,
     curve_rank: float = CURVE_RANK,
+    curve_turn: float | None = None,
 ) -> NDArray[np.uint8]:
     """The dichromatic corrections in turn: with ``floor``, :func:`remove_fitted_floor`
     (``floor_min_saturation``, ``max_floor``), then :func:`diffuse_line_reconstruction`
-    (``quantile``, ``min_saturation``, ``keep_clipped``) on its result, the two sharing one
+    (``quantile``, ``min_saturation``, ``keep_clipped``, ``curve_turn``) on its result, the two sharing one
     :class:`DichromaticFit` when the floor leaves the pixels as they are. N×3 8-bit pixels of at
     most :data:`FIT_PIXELS` run as one kernel where numba is (the same pixels; its few 3-vector
     products are loops where NumPy calls BLAS).
@@ -1177,6 +1260,7 @@ def dichromatic_steps(
     is where that white follows brightness (:func:`white_follows_brightness` with ``curve_spread``
     and ``curve_rank``; ``curve_spread`` None: no such test)."""
     check_white_bounds(max_removed_white, curve_spread, curve_rank)
+    check_curve_turn(curve_turn)
     steps = _dichromatic_steps(
         rgb8,
         floor=floor,
@@ -1185,6 +1269,7 @@ def dichromatic_steps(
         quantile=quantile,
         min_saturation=min_saturation,
         keep_clipped=keep_clipped,
+        curve_turn=curve_turn,
     )
     if (max_removed_white is None and curve_spread is None) or steps is rgb8:  # (NumPy returns unchanged pixels)
         return steps
@@ -1209,6 +1294,7 @@ def _dichromatic_steps(
     quantile: float,
     min_saturation: float,
     keep_clipped: bool,
+    curve_turn: float | None,
 ) -> NDArray[np.uint8]:
     """:func:`dichromatic_steps` without its bounds on the white they take."""
     px = np.asarray(rgb8)
@@ -1232,6 +1318,9 @@ def _dichromatic_steps(
             quantile=quantile,
             keep_clipped=keep_clipped,
             shading_factor=SHADING_FACTOR,
+            curve_turn=curve_turn,
+            curve_fall=CURVE_FALL,
+            curve_lit_from=CURVE_LIT_FROM,
         )
     fit = None
     if floor:
@@ -1240,7 +1329,7 @@ def _dichromatic_steps(
         if floored is not px:  # a floor came off: the line is fitted to the new pixels
             px, fit = floored, None
     return diffuse_line_reconstruction(
-        px, quantile=quantile, min_saturation=min_saturation, keep_clipped=keep_clipped, fit=fit
+        px, quantile=quantile, min_saturation=min_saturation, keep_clipped=keep_clipped, fit=fit, curve_turn=curve_turn
     )
 
 

@@ -27,9 +27,10 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   evidence, only a family the scorer must still pass. ``camera`` was made after version 18 was
   chosen and not scored until version 19's thresholds were fixed: camera and renderer pipelines on
   scene-linear light (highlights above 1), with sensor noise before them and sharpening or JPEG
-  after (:data:`CAMERA_PIPELINES`). ``rendered`` was made after version 19 was chosen: the same
-  pipelines on the Mitsuba path tracer's scene-linear radiance (rough plastic reflecting its
-  environment, diffuse bodies; needs Mitsuba).
+  after (:data:`CAMERA_PIPELINES`); version 20 was chosen with it. ``rendered`` was made after
+  version 19 was chosen: the same pipelines on the Mitsuba path tracer's scene-linear radiance
+  (rough plastic reflecting its environment, diffuse bodies; needs Mitsuba). It judged versions 19
+  and 20 once each, and is spent for the next.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,

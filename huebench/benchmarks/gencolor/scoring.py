@@ -28,7 +28,10 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   52 → 88 % (CSS), diffuse objects ≈ 99 % — unless the two steps would take more white off the
   pixels (their median) than a dielectric reflects from white surroundings, or white that follows
   brightness over much of the surface — a tone curve's compression, not reflections
-  (``max_removed_white``, version 18; ``curve_spread``, ``curve_rank``, version 19: the floor alone);
+  (``max_removed_white``, version 18; ``curve_spread``, ``curve_rank``, version 19: the floor alone).
+  Where a glossy surface's hue turns with brightness while its saturation falls — a curve on each
+  channel, which reflected white cannot do — the line reads its saturation near the lit face
+  (``curve_turn``, version 20);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
 - under a coloured light a glossy surface reflects that light's colour, not white: when the object's
@@ -77,6 +80,7 @@ from huebench.color import (
 from huebench.color._rows import masked
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
+    CURVE_HUE_TURN,
     CURVE_RANK,
     CURVE_SPREAD,
     F0_DIELECTRIC,
@@ -94,6 +98,7 @@ from huebench.color.reflectance import (
     RIM_RATIO,
     VEIL_QUANTILE,
     balance,
+    check_curve_turn,
     check_white_bounds,
     chroma_quantile,
     dichromatic_steps,
@@ -128,7 +133,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 19
+SCORER_VERSION = 20
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -299,6 +304,7 @@ class ColorScorer:
         max_removed_white: float | None = MAX_REMOVED_WHITE,
         curve_spread: float | None = CURVE_SPREAD,
         curve_rank: float = CURVE_RANK,
+        curve_turn: float | None = CURVE_HUE_TURN,
         fresnel: float | None = FRESNEL_F0,
         gloss_uniformity: float = GLOSS_UNIFORMITY,
         gloss_radial: float | None = GLOSS_RADIAL,
@@ -386,6 +392,8 @@ class ColorScorer:
         self.max_removed_white = None if max_removed_white is None else float(max_removed_white)
         self.curve_spread = None if curve_spread is None else float(curve_spread)
         self.curve_rank = float(curve_rank)
+        check_curve_turn(curve_turn)
+        self.curve_turn = None if curve_turn is None else float(curve_turn)
         if fresnel is not None and not 0.0 <= fresnel < 1.0:
             raise HuebenchError(f"fresnel must be a reflectance in [0, 1) or None, got {fresnel!r}")
         self.fresnel = None if fresnel is None else float(fresnel)
@@ -427,6 +435,7 @@ class ColorScorer:
             "max_removed_white": self.max_removed_white,
             "curve_spread": self.curve_spread,
             "curve_rank": self.curve_rank,
+            "curve_turn": self.curve_turn,
             "fresnel": self.fresnel,
             "gloss_uniformity": self.gloss_uniformity,
             "gloss_radial": self.gloss_radial,
@@ -728,6 +737,9 @@ class ColorScorer:
             max_removed_white=self.max_removed_white,
             curve_spread=self.curve_spread,
             curve_rank=self.curve_rank,
+            # a matte line reads the median, which a curve moves less than the glossy line's
+            # upper quantile; the curve test was measured on the glossy line only
+            curve_turn=None if matte else self.curve_turn,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
         )
