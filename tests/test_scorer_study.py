@@ -242,3 +242,23 @@ def test_the_version_16_flat_test_is_one_option_away(study):
     assert now.passed and not older.passed and older.dominant_lab[0] < now.dominant_lab[0] - 3
     assert study.StudyScorer("iscc-nbs-l2").config() == ColorScorer("iscc-nbs-l2").config()
     assert study.StudyScorer("iscc-nbs-l2", bands=False).config()["bands"] is False
+
+
+def test_bench_scorer_change_times_one_pass_and_refuses_bad_options(monkeypatch, capsys):
+    # perf/bench_scorer_change.py (docs/performance.md, version 20): one pass scores every image
+    # of a set once; --against must name ColorScorer options, else a usage error (exit 2)
+    bench = load_perf_script("bench_scorer_change")
+    seen = []
+
+    class Recorder:
+        def score_image(self, img, target, mask=None):
+            seen.append((img.shape, target, mask.sum()))
+
+    img, mask = np.zeros((4, 4, 3), np.uint8), np.ones((4, 4), bool)
+    assert bench.pass_seconds(Recorder(), ([{"target": "red"}, {"target": "blue"}], [img, img], [mask, mask])) >= 0
+    assert [t for _, t, _ in seen] == ["red", "blue"]
+    for bad in ('{"bogus": 1}', "[1"):
+        monkeypatch.setattr("sys.argv", ["bench_scorer_change.py", "--against", bad])
+        with pytest.raises(SystemExit) as e:
+            bench.main()
+        assert e.value.code == 2 and "--against must be a JSON object of ColorScorer options" in capsys.readouterr().err

@@ -1,0 +1,92 @@
+"""The cost of a scorer change, side by side in one process: the default scorer against one with
+``--against`` options (an earlier version's), on the quick ISCC-NBS L2 family images and one
+1-megapixel object (ratios, not absolute targets; docs/performance.md).
+
+    python perf/bench_scorer_change.py --against '{"curve_turn": null}' [--family tonemapped]
+
+Per round, best of ``--passes`` passes per scorer, the two alternating in turn; the 1 MP image
+(``bench_harness``'s analytic sphere) on one numba thread. The images are ``scorer_study``'s
+cached family images (built on first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import scorer_study
+from bench_harness import _one_megapixel_object
+
+from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+
+def pass_seconds(scorer: ColorScorer, data: Any) -> float:
+    """One pass of ``scorer`` over the images of ``data`` (scorer_study.build's triple), seconds."""
+    meta, imgs, masks = data
+    start = time.perf_counter()
+    for m, img, mask in zip(meta, imgs, masks, strict=True):
+        scorer.score_image(img, m["target"], mask=mask)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--against", required=True, help="JSON options of the scorer to compare with the default")
+    ap.add_argument("--family", action="append", default=[], help="held-out families to time besides the five")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--passes", type=int, default=8)
+    ap.add_argument("--cache", default="/tmp/huebench-families")
+    args = ap.parse_args()
+    try:
+        options = json.loads(args.against)
+        scorers = {"against": ColorScorer("iscc-nbs-l2", **options), "default": ColorScorer("iscc-nbs-l2")}
+    except (json.JSONDecodeError, TypeError) as e:
+        ap.error(f"--against must be a JSON object of ColorScorer options: {e}")
+    study = argparse.Namespace(system="iscc-nbs-l2", quick=True, cache=args.cache, size=None, spp=None)
+    sets = {"the five families": scorer_study.build("iscc-nbs-l2", True, scorer_study.cache_path(study, "all"))}
+    if args.family:
+        parts = [
+            scorer_study.build("iscc-nbs-l2", True, scorer_study.cache_path(study, f), family=f) for f in args.family
+        ]
+        sets[" + ".join(args.family)] = tuple([x for part in parts for x in part[k]] for k in range(3))
+    image, mask, target = _one_megapixel_object()
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except ImportError:
+        pass
+
+    def one_mp(scorer: ColorScorer) -> float:
+        start = time.perf_counter()
+        scorer.score_image(image, target, mask=mask)
+        return time.perf_counter() - start
+
+    for s in scorers.values():  # first calls pay for imports, caches and compilation: warm both alike
+        one_mp(s)
+        for data in sets.values():
+            pass_seconds(s, data)
+    print(f"the default (version) against {options}, best of {args.passes} alternating passes per round")
+    for r in range(args.rounds):
+        best = {k: {**dict.fromkeys(sets, float("inf")), "1 MP": float("inf")} for k in scorers}
+        for p in range(args.passes):
+            for k in ("against", "default") if p % 2 == 0 else ("default", "against"):
+                for name, data in sets.items():
+                    best[k][name] = min(best[k][name], pass_seconds(scorers[k], data))
+                best[k]["1 MP"] = min(best[k]["1 MP"], one_mp(scorers[k]))
+        cells = []
+        for name, data in sets.items():
+            before, after = len(data[1]) / best["against"][name], len(data[1]) / best["default"][name]
+            cells.append(f"{name} {before:.0f} → {after:.0f} images/s ({after / before:.2f}×)")
+        ms = {k: 1000 * best[k]["1 MP"] for k in scorers}
+        cells.append(f"1 MP {ms['against']:.1f} → {ms['default']:.1f} ms ({ms['against'] / ms['default']:.2f}×)")
+        print(f"round {r + 1}: " + "; ".join(cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
