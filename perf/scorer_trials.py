@@ -3,7 +3,7 @@
 Each trial replaces one step of the scorer (the albedo-saturation estimate of the diffuse line, the
 gloss test, the veil's light) for the length of a run, then scores every image of the tuning
 families and the held-out ones (``rendered`` apart: it judged version 20 once and stays out of
-tuning) paired against the default, as ``scorer_study.py --paired`` does for the scorer's options.
+tuning; and ``graded``, made after version 20 and kept unseen) paired against the default, as ``scorer_study.py --paired`` does for the scorer's options.
 Version 20's curve test (the scorer's ``curve_turn``) came out of these trials; ``--version19``
 runs the default and the trials without it, as the trials before it were measured:
 
@@ -500,7 +500,7 @@ def main() -> None:
         return
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
 
-    families = ["all", *(f for f in HELD_OUT_FAMILIES if f != "rendered")]
+    families = ["all", *(f for f in HELD_OUT_FAMILIES if f not in ("rendered", "graded"))]
     study_args = argparse.Namespace(system=args.system, quick=args.quick, cache=args.cache, size=None, spp=None)
     parts = [
         scorer_study.build(args.system, args.quick, scorer_study.cache_path(study_args, f), family=f) for f in families

@@ -1,6 +1,7 @@
 """Known-colour image families, the paper's scorer beside ours, the no-invented-colour bound, the
 real-photograph objects and a reproducible scorer config."""
 
+import importlib.util
 from typing import Any
 
 import numpy as np
@@ -97,7 +98,7 @@ def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
     assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
     with pytest.raises(
         HuebenchError,
-        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered have",
+        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded have",
     ):
         fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -768,3 +769,56 @@ def test_the_held_out_rendered_family_runs_path_traced_light_through_the_camera_
         lit = (total >= np.quantile(total, 0.85)) & (total <= np.quantile(total, 0.95))
         apart.append(np.abs(np.median(px[lit], axis=0) - np.asarray(made.truth)).max())
     assert np.median(apart) <= 8, apart
+
+
+def test_the_held_out_graded_family_grades_scene_light_without_turning_hue():
+    """Made after version 20 was chosen and not scored by it: four display transforms on
+    scene-linear light, each on a matte analytic body, a glossy microfacet one and a Mitsuba object
+    — two tone curves that keep hue (on the largest channel; on luminance, desaturating the
+    brightest tones towards white), the ACES fit in ACEScg's primaries, and a filmic curve with
+    lifted blacks."""
+    samples = fam.family_samples("graded", L2)
+    assert len(samples) == 29 * 3 * len(fam.GRADED_PIPELINES) == 348 and "graded" in fam.HELD_OUT_FAMILIES
+    assert "graded" not in fam.FAMILIES and fam.PLAIN["graded"] == "without the grade"
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    assert not set(fam.GRADED_PIPELINES) & set(fam.CAMERA_PIPELINES)
+    for p in fam.GRADED_PIPELINES:
+        of = [s for s in samples if s["pipeline"] == p]
+        assert len(of) == 87 and sum("lighting" in s for s in of) == 29
+        ramp = fam.camera_colors(np.repeat(np.geomspace(1e-4, 16.0, 400)[:, None], 3, axis=1), p)[:, 0]
+        assert np.all(np.diff(ramp) >= -1e-12)  # brighter light, brighter display
+    lin = srgb_to_linear(np.array([[0.9, 0.3, 0.1], [0.2, 0.5, 0.8]])) * np.array([[0.3], [8.0]])
+
+    def chroma_direction(x):
+        c = x - x.mean(axis=-1, keepdims=True)
+        return c / np.linalg.norm(c, axis=-1, keepdims=True)
+
+    ratio = fam.GRADED_PIPELINES["ratio-reinhard"].colors(lin)
+    assert np.allclose(ratio / ratio.sum(axis=1, keepdims=True), lin / lin.sum(axis=1, keepdims=True))
+    white = fam.GRADED_PIPELINES["path-to-white"].colors(lin)  # hue kept, the bright one paler
+    assert np.allclose(chroma_direction(white), chroma_direction(lin))
+    sat = np.linalg.norm(white - white.mean(1, keepdims=True), axis=1) / white.mean(1)
+    sat_in = np.linalg.norm(lin - lin.mean(1, keepdims=True), axis=1) / lin.mean(1)
+    assert sat[0] == pytest.approx(sat_in[0]) and sat[1] < 0.8 * sat_in[1]
+    assert fam.GRADED_PIPELINES["lifted-hable"].colors(np.zeros(3))[0] == pytest.approx(0.02)
+    grey = fam.GRADED_PIPELINES["ap1-aces"].colors(np.full(3, 0.18))
+    assert np.ptp(grey) < 2e-3  # the matrix keeps grey grey (to its adaptation's rounding)
+    colour = pytest.importorskip("colour")
+    want = colour.matrix_RGB_to_RGB(colour.RGB_COLOURSPACES["sRGB"], colour.RGB_COLOURSPACES["ACEScg"], "Bradford")
+    assert np.allclose(fam.SRGB_TO_AP1, want, atol=1e-6)
+    # the truth is the grade's colours of the albedo; a matte body's lit pixels show it
+    apart = []
+    for s in [x for x in samples if x["material"] == "diffuse" and "setup" in x][:12]:
+        made = fam.make_image(s, size=48)
+        assert made.plain is not None and made.plain.truth == tuple(s["rgb"])
+        want = np.round(fam.camera_colors(srgb_to_linear(np.asarray(s["rgb"]) / 255.0), s["pipeline"]) * 255)
+        assert made.truth == tuple(int(v) for v in want)
+        px = made.image[made.mask].astype(float)
+        total = px.sum(axis=1)
+        lit = (total >= np.quantile(total, 0.85)) & (total <= np.quantile(total, 0.95))
+        apart.append(np.abs(np.median(px[lit], axis=0) - np.asarray(made.truth)).max())
+    assert np.median(apart) <= 8, apart
+    if importlib.util.find_spec("mitsuba") is not None:
+        s = next(x for x in samples if "lighting" in x)
+        made = fam.make_image(s, size=48, spp=16)
+        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)

@@ -30,7 +30,9 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   after (:data:`CAMERA_PIPELINES`); version 20 was chosen with it. ``rendered`` was made after
   version 19 was chosen: the same pipelines on the Mitsuba path tracer's scene-linear radiance
   (rough plastic reflecting its environment, diffuse bodies; needs Mitsuba). It judged versions 19
-  and 20 once each, and is spent for the next.
+  and 20 once each, and is spent for the next. ``graded`` was made after version 20 was chosen and
+  is kept unseen for the next version: display transforms that keep hue or turn it in other
+  primaries (:data:`GRADED_PIPELINES`) on analytic bodies and Mitsuba objects.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -62,8 +64,10 @@ from huebench.errors import HuebenchError
 __all__ = [
     "CAMERA_PIPELINES",
     "FAMILIES",
+    "GRADED_PIPELINES",
     "HELD_OUT_FAMILIES",
     "ILLUMINANTS",
+    "PIPELINES",
     "PLAIN",
     "PROCESSING",
     "TONE_OPERATORS",
@@ -81,7 +85,16 @@ FAMILIES = ("mitsuba", "analytic", "processed", "textured", "illuminant")
 #: families outside ``all``: each made after the scorer version it first judged, to judge the scorer
 #: on images that played no part in choosing that version (the docstring above says which later
 #: versions were made from which; ``recolored`` needs scikit-image)
-HELD_OUT_FAMILIES = ("recolored", "microfacet", "illustrated", "stylized", "tonemapped", "camera", "rendered")
+HELD_OUT_FAMILIES = (
+    "recolored",
+    "microfacet",
+    "illustrated",
+    "stylized",
+    "tonemapped",
+    "camera",
+    "rendered",
+    "graded",
+)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -672,10 +685,67 @@ CAMERA_PIPELINES: dict[str, CameraPipeline] = {
 }
 
 
+def _ratio_reinhard(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator (white 4) on each pixel's largest channel, every channel scaled
+    alike: hue and channel ratios kept, nothing clipped, highlights compressed with the body."""
+    top = np.maximum(lin.max(axis=-1, keepdims=True), 1e-9)
+    return lin * (_reinhard(top) / top)
+
+
+def _path_to_white(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator (white 4) on luminance, every channel scaled alike, then the
+    bright tones blended towards their grey (a share (Y′ − 0.5) / 0.5 from display luminance Y′ 0.5
+    up): saturation falls towards white as renderers' highlight desaturation does, hue kept."""
+    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
+    toned = _reinhard(y)
+    out = lin * (toned / y)
+    share = np.clip((toned - 0.5) / 0.5, 0.0, 1.0)
+    return out + share * (toned - out)
+
+
+#: linear sRGB (Rec. 709 primaries, D65) to ACEScg (AP1 primaries, D60), Bradford adaptation —
+#: colour-science's ``matrix_RGB_to_RGB`` of the two spaces (a test checks it)
+SRGB_TO_AP1 = np.array(
+    [
+        [0.6131324, 0.3395380, 0.0474167],
+        [0.0701244, 0.9163940, 0.0134515],
+        [0.0205877, 0.1095746, 0.8697854],
+    ]
+)
+
+
+def _ap1_aces(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The ACES fit per channel in ACEScg's wide-gamut primaries, then back to sRGB's (clipped after):
+    a per-channel curve whose channels are not the display's, as ACES-based renderers apply it."""
+    ap1 = np.maximum(lin @ SRGB_TO_AP1.T, 0.0)
+    return np.asarray(_aces(ap1) @ np.linalg.inv(SRGB_TO_AP1).T, dtype=np.float64)
+
+
+def _lifted_hable(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Hable's filmic curve per channel with the black lifted to 0.02 (linear display light), as a
+    faded print look does: the same grey offset on every pixel, the body's and the truth's alike."""
+    return 0.02 + 0.98 * _hable(lin)
+
+
+#: the held-out ``graded`` family's display transforms (made after version 20 was chosen, not
+#: scored by it): hue-preserving tone curves (on each pixel's largest channel; on luminance with
+#: the brightest tones desaturated towards white), a per-channel curve in wide-gamut primaries, and
+#: a filmic curve with lifted blacks; each after an exposure gain on scene-linear light
+GRADED_PIPELINES: dict[str, CameraPipeline] = {
+    "ratio-reinhard": CameraPipeline(1.5, _ratio_reinhard, jpeg=90),
+    "path-to-white": CameraPipeline(1.4, _path_to_white),
+    "ap1-aces": CameraPipeline(0.8, _ap1_aces, noise=1.5),
+    "lifted-hable": CameraPipeline(2.0, _lifted_hable, sharpen=True, jpeg=85),
+}
+
+#: every pipeline by name: the camera family's and the graded family's
+PIPELINES: dict[str, CameraPipeline] = {**CAMERA_PIPELINES, **GRADED_PIPELINES}
+
+
 def camera_colors(lin: NDArray[np.float64], pipeline: str) -> NDArray[np.float64]:
-    """Scene-linear RGB through one of :data:`CAMERA_PIPELINES`' gain and colour ops, to sRGB
-    values in [0, 1] (its pixel ops aside): the image's colours and its truth's."""
-    p = CAMERA_PIPELINES[pipeline]
+    """Scene-linear RGB through one of :data:`PIPELINES`' gain and colour ops, to sRGB values in
+    [0, 1] (its pixel ops aside): the image's colours and its truth's."""
+    p = PIPELINES[pipeline]
     out = np.clip(p.colors(p.gain * np.asarray(lin, dtype=np.float64)), 0.0, 1.0)
     return np.asarray(linear_to_srgb(out), dtype=np.float64)
 
@@ -712,12 +782,12 @@ def _through_camera(
     plain: KnownColorImage,
 ) -> KnownColorImage:
     """Scene-linear radiance (H×W×3, a lit flat patch of the albedo at the albedo) with shot and
-    read noise, through one of :data:`CAMERA_PIPELINES`: its colours, then its pixel ops; the
-    truth is the pipeline's colours of the albedo."""
+    read noise, through one of :data:`PIPELINES`: its colours, then its pixel ops; the truth is
+    the pipeline's colours of the albedo."""
     rng = np.random.default_rng(seed + 1)
     lin = np.clip(scene, 0.0, None)
     lin = np.clip(lin + rng.normal(0.0, 1.0, lin.shape) * (0.002 + 0.01 * np.sqrt(lin)), 0.0, None)
-    p = CAMERA_PIPELINES[pipeline]
+    p = PIPELINES[pipeline]
     img = _to8(camera_colors(lin, pipeline))
     if p.sharpen:
         img = _sharpen(img)
@@ -885,6 +955,27 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                             "step": pipeline,
                         }
                     )
+        elif family == "graded":
+            # each grade on a matte analytic body, a glossy microfacet one and a Mitsuba object
+            # (plastic and diffuse in turn; none named as an analytic shape is, so that sample ids
+            # stay unique), lighting and backdrop by the seed
+            from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS
+
+            out += _matte_and_glossy(base, h, GRADED_PIPELINES, "pipeline", MICROFACET_SETUPS, strides=(3, 5), shift=2)
+            for i, pipeline in enumerate(GRADED_PIPELINES):
+                material = ("plastic", "diffuse")[(h + i) % 2]
+                objs = [k for k, v in OBJECTS.items() if v.material == material and k not in ANALYTIC_SHAPES]
+                out.append(
+                    {
+                        **base,
+                        "object": objs[(h // 3 + 2 * i) % len(objs)],
+                        "lighting": list(LIGHTINGS)[(h // 7 + 3 * i) % len(LIGHTINGS)],
+                        "background": list(BACKGROUNDS)[(h // 13 + i) % len(BACKGROUNDS)],
+                        "pipeline": pipeline,
+                        "material": "glossy" if material == "plastic" else "diffuse",
+                        "step": pipeline,
+                    }
+                )
         elif family in DRAWN_SETUPS:
             for i, (setup, (material, _)) in enumerate(DRAWN_SETUPS[family].items()):
                 shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape in turn
@@ -993,10 +1084,10 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
     if family == "tonemapped":
         plain = _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
         return process(plain, (inputs["operator"],), s)
-    if family == "camera":
+    if family in ("camera", "graded") and "setup" in inputs:
         shading = (ANALYTIC_SETUPS if inputs["material"] == "diffuse" else MICROFACET_SETUPS)[inputs["setup"]][1]
         return _camera(inputs["object"], rgb, shading, inputs["pipeline"], size, s)
-    if family == "rendered":
+    if family in ("rendered", "graded"):
         return _rendered(
             inputs["object"],
             rgb,
@@ -1035,6 +1126,7 @@ PLAIN: dict[str, str] = {
     "tonemapped": "before the tone operator",
     "camera": "through the standard pipeline",
     "rendered": "as plain renders",
+    "graded": "without the grade",
 }
 
 
