@@ -5,7 +5,7 @@
     python perf/bench_scorer_change.py --against '{"curve_turn": null}' [--family tonemapped]
 
 Per round, best of ``--passes`` passes per scorer, the two alternating in turn; the 1 MP image
-(``bench_harness``'s analytic sphere) on one numba thread. The images are ``scorer_study``'s
+(``bench_harness``'s analytic sphere) on one numba thread, the small images on numba's default. The images are ``scorer_study``'s
 cached family images (built on first use).
 """
 
@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scorer_study
 from bench_harness import _one_megapixel_object
 
-from huebench.benchmarks.gencolor.scoring import ColorScorer
+from huebench.benchmarks.gencolor.scoring import SCORER_VERSION, ColorScorer
+from huebench.errors import HuebenchError
 
 
 def pass_seconds(scorer: ColorScorer, data: Any) -> float:
@@ -45,7 +46,7 @@ def main() -> None:
     try:
         options = json.loads(args.against)
         scorers = {"against": ColorScorer("iscc-nbs-l2", **options), "default": ColorScorer("iscc-nbs-l2")}
-    except (json.JSONDecodeError, TypeError) as e:
+    except (json.JSONDecodeError, TypeError, HuebenchError) as e:
         ap.error(f"--against must be a JSON object of ColorScorer options: {e}")
     study = argparse.Namespace(system="iscc-nbs-l2", quick=True, cache=args.cache, size=None, spp=None)
     sets = {"the five families": scorer_study.build("iscc-nbs-l2", True, scorer_study.cache_path(study, "all"))}
@@ -57,21 +58,29 @@ def main() -> None:
     image, mask, target = _one_megapixel_object()
     try:
         import numba
-
-        numba.set_num_threads(1)
     except ImportError:
-        pass
+        numba = None
 
     def one_mp(scorer: ColorScorer) -> float:
-        start = time.perf_counter()
-        scorer.score_image(image, target, mask=mask)
-        return time.perf_counter() - start
+        """One call on the 1 MP image, on one numba thread (as bench_harness times it)."""
+        threads = numba.get_num_threads() if numba is not None else None
+        if numba is not None:
+            numba.set_num_threads(1)
+        try:
+            start = time.perf_counter()
+            scorer.score_image(image, target, mask=mask)
+            return time.perf_counter() - start
+        finally:
+            if threads is not None:
+                numba.set_num_threads(threads)
 
     for s in scorers.values():  # first calls pay for imports, caches and compilation: warm both alike
         one_mp(s)
         for data in sets.values():
             pass_seconds(s, data)
-    print(f"the default (version) against {options}, best of {args.passes} alternating passes per round")
+    print(
+        f"the default (version {SCORER_VERSION}) against {options}, best of {args.passes} alternating passes per round"
+    )
     for r in range(args.rounds):
         best = {k: {**dict.fromkeys(sets, float("inf")), "1 MP": float("inf")} for k in scorers}
         for p in range(args.passes):

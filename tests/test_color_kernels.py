@@ -716,7 +716,7 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
     from huebench.color import reflectance
 
     rng = np.random.default_rng(25)
-    cases = list(_glossy_surfaces(rng))
+    cases = list(_glossy_surfaces(rng)) + list(_curved_surfaces(rng))
 
     def run():
         out = []
@@ -724,9 +724,12 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
             fit = reflectance.DichromaticFit(px)
             est = reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05)
             out.append((fit.grey, fit.perp, fit.use, est))
+            curve = reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05, curve_turn=0.5)
+            out.append((fit.grey, fit.perp, fit.use, curve))
             for keep in (False, True):
                 out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, keep_clipped=keep))
                 out.append(reflectance.diffuse_line_reconstruction(px, saturation=0.8, keep_clipped=keep))
+            out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, curve_turn=0.5))
         return out
 
     compiled = run()
@@ -738,6 +741,9 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
         else:
             assert np.array_equal(got, want)
     assert sum(g[3] is not None for g in compiled if isinstance(g, tuple)) >= 10
+    # the curve test moved the estimate on some surfaces (pairs: without it, with it)
+    estimates = [g[3] for g in compiled if isinstance(g, tuple)]
+    assert sum(a != b for a, b in zip(estimates[::2], estimates[1::2], strict=True)) >= 5
 
 
 def test_within_and_nearer_is_delta_e_compiled():
@@ -778,9 +784,11 @@ def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
     assert len(calls) == in_kernel
     changed = [not np.array_equal(got, px) for px, row in zip(cases, compiled, strict=True) for got in row]
     assert 0.2 < sum(changed) / len(changed) < 0.95
-    # the curve test turned the line on some of the curved surfaces, in the kernel as in NumPy
-    without = [reflectance.dichromatic_steps(px, curve_spread=None, max_removed_white=None) for px in cases]
-    assert sum(not np.array_equal(row[-1], w) for row, w in zip(compiled, without, strict=True)) >= 5
+    # the curve test changed the line on some of the curved surfaces (the same setting without it),
+    # in the kernel as in NumPy (compared above)
+    curved = len(list(_curved_surfaces(np.random.default_rng(0))))
+    without = [reflectance.dichromatic_steps(px, **{**settings[-1], "curve_turn": None}) for px in cases[-curved:]]
+    assert sum(not np.array_equal(row[-1], w) for row, w in zip(compiled[-curved:], without, strict=True)) >= 5
 
 
 def test_edge_near_surroundings_kernel_is_the_numpy_steps(monkeypatch):

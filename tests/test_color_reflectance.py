@@ -909,6 +909,32 @@ def test_a_curve_on_each_channel_turns_hue_and_reflected_white_does_not():
     assert rf.hue_turn(np.ones((0, 3)), np.ones(0)) == 0.0
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_hue_turn_is_not_fooled_by_the_cut_at_180_degrees(monkeypatch, compiled):
+    # a surface of one hue on the ±180° cut of the hue plane (a sea green), its pixels' angles on
+    # both sides of it: no turn, in both paths (DichromaticFit's sample goes through the kernel)
+    if not compiled:
+        monkeypatch.setattr(rf._kernels, "enabled", lambda n: False)
+    u, v = np.asarray(rf._kernels.HUE_U), np.asarray(rf._kernels.HUE_V)
+    grey = np.linspace(0.2, 0.6, 40)
+    # half the angles just under +180°, half just over −180°, split 11 / 9 in the darker half and
+    # 9 / 11 in the brighter: centred on their plain median (0°) the halves' medians were 359.6° apart
+    over = np.r_[np.arange(20) < 11, np.arange(20) < 9]
+    side = np.radians(np.where(over, 179.8, -179.8))
+    lin = grey[:, None] + 0.1 * (np.cos(side)[:, None] * u + np.sin(side)[:, None] * v)
+    assert abs(rf.hue_turn(lin, grey)) < 0.5
+    rng = np.random.default_rng(22)
+    n = 400
+    side = np.radians(180.0 + rng.choice([-0.2, 0.2], n))
+    grey = rng.uniform(0.2, 0.6, n)
+    lin = grey[:, None] + 0.1 * (np.cos(side)[:, None] * u + np.sin(side)[:, None] * v)
+    turned = grey[:, None] + 0.1 * (np.cos(side + np.where(grey > np.median(grey), 0.05, 0.0))[:, None] * u)
+    turned += 0.1 * np.sin(side + np.where(grey > np.median(grey), 0.05, 0.0))[:, None] * v
+    assert rf.hue_turn(turned, grey) == pytest.approx(np.degrees(0.05), abs=0.45)  # ± the halves' spread
+    fit = rf.DichromaticFit(linear_to_srgb8(lin))
+    assert abs(rf.hue_turn(fit.lin, fit.grey)) < 1.0
+
+
 def test_rank_correlation_is_spearmans_with_ties():
     from scipy.stats import spearmanr
 

@@ -673,6 +673,22 @@ def test_a_glossy_body_under_a_curve_is_read_near_its_lit_face_since_version_20(
         ColorScorer("css3", curve_turn=-1.0)
 
 
+def test_the_curve_test_runs_on_the_line_of_surfaces_not_called_matte(monkeypatch):
+    # chosen and measured on the glossy line (and on pixels scored without their image, whose gloss
+    # is unknown); a surface the gloss test calls matte keeps version 19's line
+    from huebench.benchmarks.gencolor import scoring
+
+    seen = []
+    monkeypatch.setattr(scoring, "dichromatic_steps", lambda px, **kw: seen.append(kw["curve_turn"]) or px)
+    scorer = ColorScorer("css3")
+    px = np.full((50, 3), 120, np.uint8)
+    for glossy in (True, None, False):
+        scorer.specular_steps(px, None, glossy)
+    assert seen == [0.5, 0.5, None]
+    ColorScorer("css3", curve_turn=None).specular_steps(px, None, True)
+    assert seen[-1] is None
+
+
 def test_the_held_out_camera_family_runs_scene_light_through_camera_pipelines():
     """Made after version 18: four camera and renderer pipelines on scene-linear light (highlights
     above 1, sensor noise before them), each on a matte analytic body and a glossy microfacet one;

@@ -153,5 +153,10 @@ def test_one_curve_test_alone_fires_where_version_20_asks_for_both(trials):
     trials.TRIALS["fall-switch-90-from-70"][1]()
     assert estimate(highlighted) < 0.95 * plain["highlighted"] and estimate(curved) < 0.9 * plain["curved"]
     reflectance._saturation_from_fit = original
+    both = {
+        name: reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05, curve_turn=0.5)
+        for name, px in (("highlighted", highlighted), ("curved", curved))
+    }
+    assert both["highlighted"] == plain["highlighted"] and both["curved"] < 0.9 * plain["curved"]
     trials.TRIALS["turn-switch-0.5"][1]()
     assert estimate(highlighted) == plain["highlighted"] and estimate(curved) < 0.9 * plain["curved"]

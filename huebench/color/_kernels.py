@@ -51,11 +51,10 @@ fast-math and repeat the NumPy reference's operations in its order, so their val
 bit for bit: sums as NumPy adds (:func:`_pairwise_sum`: pairwise, eight accumulators, halves
 rounded to multiples of 8; sums along the pixel axis of an N×3 array row by row), quantiles and
 medians as ``stats.quantile`` interpolates the same order statistics (any selection finds the
-same values). Four things are not NumPy's last bit, and the tests compare the decisions they
+same values). Three things are not NumPy's last bit, and the tests compare the decisions they
 feed instead: a dot product with a 3-vector is a loop where NumPy calls BLAS (whose rounding
 depends on the CPU), the hue angle (ΔE00's, the curve test's hue turn) is the C library's
-arctangent where NumPy may use its own SIMD one, the curve test's rank correlation sums its ranks
-in a loop where the reference calls BLAS, and ΔE00 is this module's (as ``delta_e(...,
+arctangent where NumPy may use its own SIMD one, and ΔE00 is this module's (as ``delta_e(...,
 compiled=True)``). Each kernel's NumPy
 reference stays in ``reflectance``, ``dominant`` and ``difference``: the path of machines without
 numba, of inputs under :data:`KERNEL_FROM` pixels, and of sampled inputs (more than
@@ -956,19 +955,20 @@ if AVAILABLE:
     @_exact_jit()
     def _hue_turn(lin, grey):  # pragma: no cover - compiled
         # reflectance.hue_turn: the brighter half's median hue angle less the darker half's, the
-        # angles (degrees, in the plane perpendicular to grey) taken around their overall median
+        # angles (degrees, in the plane perpendicular to grey) taken from the mean chromatic
+        # direction (np.mean's sums: _mean)
         n = grey.shape[0]
         if n == 0:
             return 0.0
-        angle = np.empty(n)
+        xs, ys = np.empty(n), np.empty(n)
         for i in range(n):
             c0, c1, c2 = lin[i, 0] - grey[i], lin[i, 1] - grey[i], lin[i, 2] - grey[i]
-            x = (c0 * HUE_U[0] + c1 * HUE_U[1]) + c2 * HUE_U[2]
-            y = (c0 * HUE_V[0] + c1 * HUE_V[1]) + c2 * HUE_V[2]
-            angle[i] = np.degrees(np.arctan2(y, x))
-        mid = _median(angle)
+            xs[i] = (c0 * HUE_U[0] + c1 * HUE_U[1]) + c2 * HUE_U[2]
+            ys[i] = (c0 * HUE_V[0] + c1 * HUE_V[1]) + c2 * HUE_V[2]
+        mid = np.degrees(np.arctan2(_mean(ys), _mean(xs)))
+        angle = np.empty(n)
         for i in range(n):
-            angle[i] = (angle[i] - mid + 180.0) % 360.0 - 180.0
+            angle[i] = (np.degrees(np.arctan2(ys[i], xs[i])) - mid + 180.0) % 360.0 - 180.0
         g = _median(grey)
         bright = grey >= g
         k = np.count_nonzero(bright)

@@ -91,6 +91,7 @@ __all__ = [
     "DichromaticFit",
     "albedo_saturation",
     "balance",
+    "check_curve_turn",
     "check_white_bounds",
     "chroma_quantile",
     "dichromatic_steps",
@@ -105,16 +106,19 @@ __all__ = [
     "gaussian_blur",
     "grow_mask",
     "has_shading",
+    "hue_turn",
     "light_colour",
     "lightness_varies",
     "looks_glossy",
     "main_color_pixels",
     "mask_depth",
     "neutral_highlights",
+    "rank_correlation",
     "remove_fitted_floor",
     "remove_specular",
     "remove_veil",
     "rim_saturation",
+    "shows_channel_curve",
     "smooth_within",
     "specular_veil",
     "surface_looks_glossy",
@@ -262,9 +266,9 @@ CURVE_RANK = 0.97
 #: between its darker and brighter half while its saturation falls with brightness (a Spearman
 #: rank correlation below ``CURVE_FALL``: :func:`shows_channel_curve`), the glossy line reads its
 #: quantile from the pixels from the ``CURVE_LIT_FROM`` quantile of brightness up, near the lit
-#: face where the colour is judged. Chosen on ISCC-NBS L2 and CSS3/X11 (the five families, the
-#: tone-mapped and camera ones), measured once on the held-out ``rendered`` family: docs/gencolor.md,
-#: version 20. None (the scorer's ``hue_turn``): no such test
+#: face where the colour is judged. Chosen on ISCC-NBS L2 (the five families, the tone-mapped and
+#: camera ones), checked on CSS3/X11, measured once on the held-out ``rendered`` family:
+#: docs/gencolor.md, version 20. None (the scorer's ``curve_turn``): no such test
 CURVE_HUE_TURN = 0.5
 CURVE_FALL = -0.9
 CURVE_LIT_FROM = 0.7
@@ -940,7 +944,8 @@ def hue_turn(lin: NDArray[np.float64], grey: NDArray[np.float64]) -> float:
     """How far (degrees) the hue of pixels' chromatic part (linear RGB ``lin`` less its grey
     component ``grey``, N×3 and N) turns from their darker half to their brighter half (split at
     the median grey): the difference of the two halves' median hue angles in the plane
-    perpendicular to grey, the angles taken around their overall median. 0 where a half is empty."""
+    perpendicular to grey, each angle taken from the pixels' mean chromatic direction (so hues on
+    either side of ±180° are near, not a turn apart). 0 where a half is empty."""
     lin, grey = np.asarray(lin, dtype=np.float64), np.asarray(grey, dtype=np.float64)
     if len(grey) == 0:
         return 0.0
@@ -948,8 +953,8 @@ def hue_turn(lin: NDArray[np.float64], grey: NDArray[np.float64]) -> float:
     u, v = _kernels.HUE_U, _kernels.HUE_V  # summed in the kernel's order: the same angles
     x = (c[:, 0] * u[0] + c[:, 1] * u[1]) + c[:, 2] * u[2]
     y = (c[:, 0] * v[0] + c[:, 1] * v[1]) + c[:, 2] * v[2]
-    angle = np.degrees(np.arctan2(y, x))
-    angle = np.mod(angle - stats.median(angle) + 180.0, 360.0) - 180.0
+    mid = float(np.degrees(np.arctan2(np.mean(y), np.mean(x))))
+    angle = np.mod(np.degrees(np.arctan2(y, x)) - mid + 180.0, 360.0) - 180.0
     bright = grey >= stats.median(grey)
     if bright.all() or not bright.any():
         return 0.0
@@ -988,8 +993,9 @@ class DichromaticFit:
     """What both dichromatic corrections (:func:`remove_fitted_floor`, :func:`diffuse_line_reconstruction`)
     estimate from: every pixel of ``rgb8`` (N×3, 8-bit) in linear RGB, and for a fixed sample of them
     (:func:`fit_sample`) the grey component, the distance from the grey axis and the usable pixels
-    (not clipped, above the darkest 10 %). Made once, it serves both corrections when the first
-    leaves the pixels as they are; its shading test runs once."""
+    (not clipped, above the darkest 10 %), and that sample's linear RGB (``lin``: the line's curve
+    test reads its hue). Made once, it serves both corrections when the first leaves the pixels as
+    they are; its shading test runs once."""
 
     def __init__(self, rgb8: NDArray[np.uint8]):
         self.source = rgb8  # the pixels it was made from: a correction given other pixels refuses it
@@ -1105,16 +1111,20 @@ def _saturation_from_fit(fit: DichromaticFit, quantile: float, curve_turn: float
     return float(stats.quantile(sat, quantile))
 
 
-def albedo_saturation(rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_saturation: float = 0.15) -> float | None:
-    """The albedo's saturation as :func:`diffuse_line_reconstruction` estimates it.
+def albedo_saturation(
+    rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_saturation: float = 0.15, curve_turn: float | None = None
+) -> float | None:
+    """The albedo's saturation as :func:`diffuse_line_reconstruction` estimates it (``curve_turn``:
+    its curve test, there).
 
     Saturation is the distance from the grey axis over the grey component (linear RGB); the
     estimate is its ``quantile`` over the pixels — the least specular ones — leaving out clipped
     pixels, the darkest 10 % and pixels less than half as saturated as the median. ``None`` for
     achromatic surfaces and flat patches, which are left as they are.
     """
+    check_curve_turn(curve_turn)
     fit = DichromaticFit(rgb8)
-    return _saturation_from_fit(fit, quantile) if fit.fits(min_saturation) else None
+    return _saturation_from_fit(fit, quantile, curve_turn) if fit.fits(min_saturation) else None
 
 
 def diffuse_line_reconstruction(
@@ -1179,8 +1189,8 @@ def diffuse_line_reconstruction(
 
 
 def check_curve_turn(curve_turn: float | None) -> None:
-    """Raise a one-line :class:`~huebench.errors.HuebenchError` unless ``curve_turn`` is an angle in
-    degrees ≥ 0 or None."""
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` unless ``curve_turn`` is a hue angle in
+    degrees in [0, 180) or None."""
     if curve_turn is not None and not 0 <= curve_turn < 180:
         raise HuebenchError(f"curve_turn must be a hue angle in degrees in [0, 180) or None, got {curve_turn!r}")
 

@@ -737,8 +737,9 @@ class ColorScorer:
             max_removed_white=self.max_removed_white,
             curve_spread=self.curve_spread,
             curve_rank=self.curve_rank,
-            # a matte line reads the median, which a curve moves less than the glossy line's
-            # upper quantile; the curve test was measured on the glossy line only
+            # the curve test was chosen and measured on the line of surfaces not called matte
+            # (the gloss test's glossy ones, and pixels scored without their image); a matte
+            # line reads the median by default, which a curve moves less
             curve_turn=None if matte else self.curve_turn,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
