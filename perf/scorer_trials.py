@@ -68,11 +68,8 @@ def skew(values: np.ndarray) -> float:
 
 def line_pixels(fit: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The saturations, grey components and linear RGB of the pixels the diffuse line estimates
-    from, chosen as the package chooses them (usable, at least half the median saturation)."""
-    grey, use = fit.grey, fit.use
-    sat = fit.perp / np.maximum(grey, 1e-6)
-    use = use & (sat >= 0.5 * stats.median(sat[use]))
-    return sat[use], grey[use], fit.lin[use]
+    from (the package's :meth:`~huebench.color.reflectance.DichromaticFit.line_pixels`)."""
+    return fit.line_pixels()
 
 
 #: what a line rule gets: the package's estimate (the quantile's value), the quantile, and the
@@ -258,7 +255,9 @@ def brighter_quantile(share: float) -> LineRule:
 def curve_switch(share: float, fall: float | None, turn: float | None) -> LineRule:
     """:func:`brighter_quantile` where the pixels look curved by one test alone — saturation falls
     with brightness (rank correlation below ``fall``) or their hue turns by more than ``turn``
-    degrees — else the package's estimate. The scorer's ``curve_turn`` (version 20) asks for both."""
+    degrees — else the package's estimate. The scorer's ``curve_turn`` (version 20) asks for both
+    (``reflectance.shows_channel_curve``); with both given this is its rule but for the fallback of
+    :func:`brighter_quantile` on fewer than 10 bright pixels."""
     brighter = brighter_quantile(share)
 
     def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
@@ -338,7 +337,7 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
         lambda: line_saturation(mode, glossy_only=False),
     ),
     "line-flat-0": (
-        "glossy line: no flat-patch range test (has_shading alone)",
+        "glossy line: no flat-patch range test (has_shading alone; without the curve test: run it with --version19)",
         lambda: line_saturation(lambda estimate, quantile, sat, grey, lin: estimate, flat=0.0),
     ),
     **{

@@ -1019,6 +1019,14 @@ class DichromaticFit:
             raise HuebenchError("a DichromaticFit serves only the pixels it was made from (the same array)")
         return self
 
+    def line_pixels(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """The sample pixels the diffuse line reads the albedo's saturation from — usable, and at
+        least half as saturated as the usable pixels' median — as (saturations, grey components,
+        linear RGB)."""
+        sat = self.perp / np.maximum(self.grey, 1e-6)
+        use = self.use & (sat >= 0.5 * stats.median(sat[self.use]))
+        return sat[use], self.grey[use], self.lin[use]
+
     def fits(self, min_saturation: float) -> bool:
         """Is there something glossy to fit: at least 20 usable pixels of a chromatic surface
         (:func:`_mean_saturation` ≥ ``min_saturation``) with real shading (:func:`has_shading`)?"""
@@ -1100,13 +1108,11 @@ def _saturation_from_fit(fit: DichromaticFit, quantile: float, curve_turn: float
     grey, norm_fit, use = fit.grey, fit.perp, fit.use
     if _kernels.enabled(len(grey)) and 0.0 <= quantile <= 1.0:  # the steps below in one kernel, the same value
         return _kernels.fit_saturation(grey, norm_fit, use, quantile, fit.lin, curve_turn, CURVE_FALL, CURVE_LIT_FROM)
-    sat = norm_fit / np.maximum(grey, 1e-6)
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return None
-    use = use & (sat >= 0.5 * stats.median(sat[use]))
-    sat, grey = sat[use], grey[use]
-    if curve_turn is not None and shows_channel_curve(fit.lin[use], grey, sat, turn=curve_turn):
+    sat, grey, lin = fit.line_pixels()
+    if curve_turn is not None and shows_channel_curve(lin, grey, sat, turn=curve_turn):
         sat = sat[grey >= stats.quantile(grey, CURVE_LIT_FROM)]
     return float(stats.quantile(sat, quantile))
 
