@@ -222,6 +222,25 @@ def shade_veil(level: float) -> None:
     scoring.specular_veil = veil
 
 
+def curve_keeps_veil(turn: float) -> None:
+    """No veil where the object's pixels show a curve on each channel
+    (``reflectance.shows_channel_curve`` on the diffuse line's pixels, hue turn above ``turn``):
+    a curve's compression, not a reflection, whitens the lit face."""
+    default = scoring.specular_veil
+
+    def veil(image: np.ndarray, mask: np.ndarray, **kw: Any) -> Any:
+        found = default(image, mask, **kw)
+        if found is None:
+            return None
+        fit = reflectance.DichromaticFit(image[np.asarray(mask, dtype=bool)])
+        if not fit.fits(0.15):
+            return found
+        sat, grey, lin = fit.line_pixels()
+        return None if reflectance.shows_channel_curve(lin, grey, sat, turn=turn) else found
+
+    scoring.specular_veil = veil
+
+
 def mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
     """The half-sample mode of the saturations."""
     return half_sample_mode(sat)
@@ -332,6 +351,10 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
         )
         for turn in (0.5, 1.0)
     },
+    "curve-no-veil": (
+        "veil: none where the object's pixels show a curve on each channel (hue turn > 0.5°, rank < -0.9)",
+        lambda: curve_keeps_veil(0.5),
+    ),
     "matte-mode": (
         "matte line: the half-sample mode instead of the median",
         lambda: line_saturation(mode, glossy_only=False),
