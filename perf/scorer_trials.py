@@ -167,78 +167,92 @@ def veil_without_gloss_test() -> None:
     scoring.specular_veil = veil
 
 
-def lit_light(image: np.ndarray, mask: np.ndarray, top_albedo: float) -> float | None:
-    """The least light the lit surface implies: the median over its most lit 15 % (luminance) of
-    their largest channel, over ``top_albedo`` + F0 (no albedo channel reflects more)."""
+def lit_pixels(image: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The object's unclipped pixels (linear RGB), their luminance, and which are its most lit 15 %
+    (None: fewer than 20)."""
     px = image[np.asarray(mask, dtype=bool)]
     lin = srgb8_to_linear(px[(px < reflectance.CLIPPED).all(axis=1)])
     if len(lin) < 20:
         return None
     lum = lin @ RGB_TO_XYZ[1]
-    lit = lin[lum >= np.quantile(lum, 0.85)]
-    return float(np.median(lit.max(axis=1))) / (top_albedo + reflectance.F0_DIELECTRIC)
+    return lin, lum, lum >= np.quantile(lum, 0.85)
 
 
-def light_veil(top_albedo: float) -> None:
-    """Where a veil comes off, it is at least F0 × the light the lit surface implies
-    (:func:`lit_light`): under even light a dielectric mirrors the light that lights it, which a
-    dark backdrop does not show. Only the veil changes (the light-colour step keeps its reading of
-    the surroundings)."""
-    default = scoring.specular_veil
-
-    def veil(image: np.ndarray, mask: np.ndarray, *, fresnel: float = reflectance.F0_DIELECTRIC, **kw: Any) -> Any:
-        found = default(image, mask, fresnel=fresnel, **kw)
-        light = lit_light(image, mask, top_albedo) if found is not None else None
-        return found if light is None else np.maximum(found, fresnel * light)
-
-    scoring.specular_veil = veil
+def lit_light(image: np.ndarray, mask: np.ndarray, top_albedo: float) -> float | None:
+    """The least light the lit surface implies: the median over its most lit 15 % (luminance) of
+    their largest channel, over ``top_albedo`` + F0 (no albedo channel reflects more)."""
+    found = lit_pixels(image, mask)
+    if found is None:
+        return None
+    lin, _, lit = found
+    return float(np.median(lin[lit].max(axis=1))) / (top_albedo + reflectance.F0_DIELECTRIC)
 
 
 def shade_share(image: np.ndarray, mask: np.ndarray, level: float) -> float | None:
     """The share of the lit surface's light that reaches its shaded side: the ``level`` quantile of
     the unclipped pixels' luminance over the median of the most lit 15 % (None: fewer than 20)."""
-    px = image[np.asarray(mask, dtype=bool)]
-    lin = srgb8_to_linear(px[(px < reflectance.CLIPPED).all(axis=1)])
-    if len(lin) < 20:
+    found = lit_pixels(image, mask)
+    if found is None:
         return None
-    lum = lin @ RGB_TO_XYZ[1]
-    lit = float(np.median(lum[lum >= np.quantile(lum, 0.85)]))
-    return float(np.quantile(lum, level)) / lit if lit > 0 else None
+    _, lum, lit = found
+    top = float(np.median(lum[lit]))
+    return float(np.quantile(lum, level)) / top if top > 0 else None
+
+
+#: what a veil rule gets: the veil the package found (linear RGB, not None), the image, its mask and
+#: the Fresnel reflectance; it returns the veil to take off (None: none)
+VeilRule = Callable[[Any, np.ndarray, np.ndarray, float], Any]
+
+
+def veil_rule(rule: VeilRule) -> None:
+    """Where the package finds a veil, ``rule`` says which one comes off (only the veil changes:
+    the light-colour step keeps its reading of the surroundings)."""
+    default = scoring.specular_veil
+
+    def veil(image: np.ndarray, mask: np.ndarray, *, fresnel: float = reflectance.F0_DIELECTRIC, **kw: Any) -> Any:
+        found = default(image, mask, fresnel=fresnel, **kw)
+        return None if found is None else rule(found, image, mask, fresnel)
+
+    scoring.specular_veil = veil
+
+
+def light_veil(top_albedo: float) -> None:
+    """Where a veil comes off, it is at least F0 × the light the lit surface implies
+    (:func:`lit_light`): under even light a dielectric mirrors the light that lights it, which a
+    dark backdrop does not show."""
+
+    def rule(found: Any, image: np.ndarray, mask: np.ndarray, fresnel: float) -> Any:
+        light = lit_light(image, mask, top_albedo)
+        return found if light is None else np.maximum(found, fresnel * light)
+
+    veil_rule(rule)
 
 
 def shade_veil(level: float) -> None:
     """Where a veil comes off, it is at least F0 × the light the lit surface implies × the share of
     it that reaches the shaded side (:func:`shade_share`): the light from everywhere (the
     environment), which a dielectric mirrors wherever it does not mirror the lamp."""
-    default = scoring.specular_veil
 
-    def veil(image: np.ndarray, mask: np.ndarray, *, fresnel: float = reflectance.F0_DIELECTRIC, **kw: Any) -> Any:
-        found = default(image, mask, fresnel=fresnel, **kw)
-        if found is None:
-            return None
+    def rule(found: Any, image: np.ndarray, mask: np.ndarray, fresnel: float) -> Any:
         light, share = lit_light(image, mask, 1.0), shade_share(image, mask, level)
         return found if light is None or share is None else np.maximum(found, fresnel * light * min(share, 1.0))
 
-    scoring.specular_veil = veil
+    veil_rule(rule)
 
 
 def curve_keeps_veil(turn: float) -> None:
     """No veil where the object's pixels show a curve on each channel
     (``reflectance.shows_channel_curve`` on the diffuse line's pixels, hue turn above ``turn``):
     a curve's compression, not a reflection, whitens the lit face."""
-    default = scoring.specular_veil
 
-    def veil(image: np.ndarray, mask: np.ndarray, **kw: Any) -> Any:
-        found = default(image, mask, **kw)
-        if found is None:
-            return None
+    def rule(found: Any, image: np.ndarray, mask: np.ndarray, fresnel: float) -> Any:
         fit = reflectance.DichromaticFit(image[np.asarray(mask, dtype=bool)])
         if not fit.fits(0.15):
             return found
         sat, grey, lin = fit.line_pixels()
         return None if reflectance.shows_channel_curve(lin, grey, sat, turn=turn) else found
 
-    scoring.specular_veil = veil
+    veil_rule(rule)
 
 
 def mode(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:

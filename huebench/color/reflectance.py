@@ -1242,9 +1242,7 @@ def white_follows_brightness(
         return False
     if np.ptp(removed) == 0 or np.ptp(brightness) == 0:
         return False
-    from scipy.stats import spearmanr  # only here: most surfaces stop at the spread
-
-    return bool(spearmanr(removed, brightness).statistic > rank)
+    return rank_correlation(removed, brightness) > rank  # most surfaces stop at the spread
 
 
 def dichromatic_steps(

@@ -712,13 +712,14 @@ SRGB_TO_AP1 = np.array(
         [0.0205877, 0.1095746, 0.8697854],
     ]
 )
+AP1_TO_SRGB = np.linalg.inv(SRGB_TO_AP1)
 
 
 def _ap1_aces(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """The ACES fit per channel in ACEScg's wide-gamut primaries, then back to sRGB's (clipped after):
     a per-channel curve whose channels are not the display's, as ACES-based renderers apply it."""
     ap1 = np.maximum(lin @ SRGB_TO_AP1.T, 0.0)
-    return np.asarray(_aces(ap1) @ np.linalg.inv(SRGB_TO_AP1).T, dtype=np.float64)
+    return np.asarray(_aces(ap1) @ AP1_TO_SRGB.T, dtype=np.float64)
 
 
 def _lifted_hable(lin: NDArray[np.float64]) -> NDArray[np.float64]:
