@@ -206,6 +206,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "curve_spread": {f"{v}": {"curve_spread": v} for v in (None, 0.15, 0.25, 0.35)},
     "curve_rank": {f"{v}": {"curve_rank": v} for v in (0.9, 0.95, 0.97, 0.99)},
     "curve_turn": {f"{v}": {"curve_turn": v} for v in (None, 0.3, 0.5, 1.0)},
+    "dark_fall": {f"{v}": {"dark_fall": v} for v in (None, -0.95, -0.9, -0.85)},
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},
@@ -758,21 +759,30 @@ def image_changes(args: argparse.Namespace) -> list[tuple[str, str]]:
     ]
 
 
-def every_family_images(args: argparse.Namespace) -> tuple[list[Any], list[np.ndarray], list[np.ndarray]]:
-    """Every image of the tuning families and the held-out ones (``HELD_OUT_FAMILIES``), each
-    family set cached apart: (meta, images, exact masks), in that order."""
-    from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
+def study_families() -> list[str]:
+    """The ``--family`` values a study scores: all (the tuning families), then every held-out
+    family but those kept unseen (``UNSEEN_FAMILIES``: each judges the next scorer change once,
+    through the diagnostic, and nothing tunes on it before)."""
+    from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES, UNSEEN_FAMILIES
 
+    return ["all", *(f for f in HELD_OUT_FAMILIES if f not in UNSEEN_FAMILIES)]
+
+
+def every_family_images(args: argparse.Namespace) -> tuple[list[Any], list[np.ndarray], list[np.ndarray]]:
+    """Every image of the tuning families and the held-out ones but those kept unseen
+    (:func:`study_families`), each family set cached apart: (meta, images, exact masks), in that
+    order."""
     parts = [
         build(args.system, args.quick, cache_path(args, f), family=f, size=args.size, spp=args.spp)
-        for f in ("all", *HELD_OUT_FAMILIES)
+        for f in study_families()
     ]
     meta, imgs, masks = ([x for part in parts for x in part[k]] for k in range(3))
     return meta, imgs, masks
 
 
 def every_family(args: argparse.Namespace) -> None:
-    """``--paired`` and ``--dump``: the tuning families and the held-out ones, each cached apart;
+    """``--paired`` and ``--dump``: the tuning families and the held-out ones but those kept unseen
+    (:func:`study_families`), each cached apart;
     with ``--cut``, ``--surround`` and/or ``--loose`` on the changed images, after the default's
     accuracy on the images as made and on the changed ones."""
     data = every_family_images(args)

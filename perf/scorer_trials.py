@@ -2,8 +2,9 @@
 
 Each trial replaces one step of the scorer (the albedo-saturation estimate of the diffuse line, the
 gloss test, the veil's light) for the length of a run, then scores every image of the tuning
-families and the held-out ones (``rendered`` apart: it judged version 20 once and stays out of
-tuning; and ``graded``, made after version 20 and kept unseen) paired against the default, as ``scorer_study.py --paired`` does for the scorer's options.
+families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``: ``graded``, made after
+version 20; ``rendered`` judged version 20 once and is spent, so the trials measure it since) paired
+against the default, as ``scorer_study.py --paired`` does for the scorer's options.
 Version 20's curve test (the scorer's ``curve_turn``) came out of these trials; ``--version19``
 runs the default and the trials without it, as the trials before it were measured:
 
@@ -84,12 +85,14 @@ def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | N
     flat patch gets no line)."""
     default = reflectance._saturation_from_fit
 
-    def saturation(fit: Any, quantile: float, curve_turn: float | None = None) -> float | None:
+    def saturation(
+        fit: Any, quantile: float, curve_turn: float | None = None, dark_fall: float | None = None
+    ) -> float | None:
         if (quantile >= 0.85) != glossy_only:
-            return default(fit, quantile, curve_turn)
+            return default(fit, quantile, curve_turn, dark_fall)
         sat, grey, lin = line_pixels(fit)
         if flat is None:
-            estimate = default(fit, quantile, curve_turn)
+            estimate = default(fit, quantile, curve_turn, dark_fall)
             if estimate is None:
                 return None
         else:
@@ -116,9 +119,9 @@ def grey_weighted(power: int) -> LineRule:
     return lambda estimate, quantile, sat, grey, lin: weighted_quantile(sat, grey**power, quantile)
 
 
-def interior_saturations(image: np.ndarray, depth: np.ndarray) -> np.ndarray | None:
-    """Saturations of the unclipped pixels more than two in from the mask's edge, the darkest
-    tenth left out (None: fewer than 20)."""
+def interior_saturations(image: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Saturations and grey components of the unclipped pixels more than two in from the mask's
+    edge, the darkest tenth left out (None: fewer than 20)."""
     px = image[depth > 2]
     px = px[(px < reflectance.CLIPPED).all(axis=1)]
     lin = srgb8_to_linear(px)
@@ -127,7 +130,7 @@ def interior_saturations(image: np.ndarray, depth: np.ndarray) -> np.ndarray | N
     lin, grey = lin[keep], grey[keep]
     if len(grey) < 20:
         return None
-    return np.linalg.norm(lin - grey[:, None], axis=1) / np.maximum(grey, 1e-6)
+    return np.linalg.norm(lin - grey[:, None], axis=1) / np.maximum(grey, 1e-6), grey
 
 
 #: what a gloss rule gets: the scorer, the gloss test's answer, the image, its mask and mask depth
@@ -146,8 +149,8 @@ def gloss_test(rule: GlossRule) -> None:
 
 def skewed_is_matte(limit: float) -> GlossRule:
     def rule(scorer: Any, glossy: bool, image: np.ndarray, mask: np.ndarray, depth: np.ndarray) -> bool:
-        sat = interior_saturations(image, depth) if glossy else None
-        return glossy and (sat is None or skew(sat) <= limit)
+        found = interior_saturations(image, depth) if glossy else None
+        return glossy and (found is None or skew(found[0]) <= limit)
 
     return rule
 
@@ -240,6 +243,57 @@ def shade_veil(level: float) -> None:
     veil_rule(rule)
 
 
+def soft_light_veil(rim_below: float) -> None:
+    """A veil also on surfaces the gloss test calls matte where the rim shows a Fresnel reflection
+    (:func:`~huebench.color.reflectance.rim_saturation` below ``rim_below``): F0 × the light the
+    lit surface implies (:func:`lit_light`, top albedo 1). Under an even (soft) light a plastic
+    mirrors the light that lights it on every pixel alike — no highlight for the gloss test, every
+    pixel equally whitened — and only its grazing rim, where Fresnel reflection climbs, shows it."""
+    default = scoring.specular_veil
+
+    def veil(image: np.ndarray, mask: np.ndarray, *, glossy: bool | None = None, **kw: Any) -> Any:
+        found = default(image, mask, glossy=glossy, **kw)
+        if found is not None or glossy is not False:
+            return found
+        rim = reflectance.rim_saturation(
+            image, mask, band=kw.get("rim_band", reflectance.RIM_BAND), depth=kw.get("depth")
+        )
+        if rim is None or rim >= rim_below:
+            return None
+        light = lit_light(image, mask, 1.0)
+        return None if light is None else kw.get("fresnel", reflectance.F0_DIELECTRIC) * light
+
+    scoring.specular_veil = veil
+
+
+def interior_rank(image: np.ndarray, mask: np.ndarray, darker_half: bool) -> float | None:
+    """The rank correlation of saturation with brightness over the object's interior pixels
+    (:func:`interior_saturations`) — over their darker half only with ``darker_half`` (None: too
+    few pixels)."""
+    found = interior_saturations(image, reflectance.mask_depth(np.asarray(mask, dtype=bool)))
+    if found is None:
+        return None
+    sat, grey = found
+    if darker_half:
+        dark = grey < np.median(grey)
+        if dark.sum() < 10:
+            return None
+        sat, grey = sat[dark], grey[dark]
+    return reflectance.rank_correlation(sat, grey)
+
+
+def falling_keeps_veil(fall: float, darker_half: bool) -> None:
+    """No veil where the object's saturation falls with brightness rank for rank (below ``fall``),
+    over all its interior or over its darker half: a veil reflected alike onto every pixel makes
+    the darker pixels *less* saturated, not more."""
+
+    def rule(found: Any, image: np.ndarray, mask: np.ndarray, fresnel: float) -> Any:
+        rank = interior_rank(image, mask, darker_half)
+        return None if rank is not None and rank < fall else found
+
+    veil_rule(rule)
+
+
 def curve_keeps_veil(turn: float) -> None:
     """No veil where the object's pixels show a curve on each channel
     (``reflectance.shows_channel_curve`` on the diffuse line's pixels, hue turn above ``turn``):
@@ -300,6 +354,23 @@ def curve_switch(share: float, fall: float | None, turn: float | None) -> LineRu
         if curved and turn is not None:
             curved = abs(reflectance.hue_turn(lin, grey)) > turn
         return brighter(estimate, quantile, sat, grey, lin) if curved else estimate
+
+    return rule
+
+
+def dark_fall_switch(fall: float, share: float = 0.7) -> LineRule:
+    """:func:`brighter_quantile` also where the saturation of the darker half of the line's pixels
+    falls with their brightness rank for rank (rank correlation below ``fall``), hue turn or not: a
+    constant veil makes the darker pixels *less* saturated, a highlight stays in the brighter half,
+    one albedo keeps one saturation — a curve on the channels (or a veil taken off that was not
+    there) makes them more saturated the darker they are."""
+    brighter = brighter_quantile(share)
+
+    def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
+        dark = grey < np.median(grey)
+        if dark.sum() < 10 or reflectance.rank_correlation(sat[dark], grey[dark]) >= fall:
+            return estimate
+        return brighter(estimate, quantile, sat, grey, lin)
 
     return rule
 
@@ -365,6 +436,38 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
         )
         for turn in (0.5, 1.0)
     },
+    **{
+        f"dark-fall-switch-{round(-100 * fall)}": (
+            f"glossy line: q90 from the 0.7 quantile of brightness up also where the darker half's saturation "
+            f"falls with brightness (rank correlation below {fall:g}), hue turn or not",
+            lambda fall=fall: line_saturation(dark_fall_switch(fall)),
+        )
+        for fall in (-0.95, -0.9, -0.85, -0.8)
+    },
+    **{
+        f"soft-veil-{round(100 * rim)}": (
+            f"veil F0 × the lit light also on matte-called surfaces whose rim ratio is below {rim:g}",
+            lambda rim=rim: soft_light_veil(rim),
+        )
+        for rim in (0.95, 0.93)
+    },
+    **{
+        f"{'dark-' if dark else ''}fall-no-veil-{round(-100 * fall)}": (
+            f"veil: none where the saturation of the object's {'darker half' if dark else 'interior'} falls with "
+            f"brightness (rank correlation below {fall:g})",
+            lambda fall=fall, dark=dark: falling_keeps_veil(fall, dark),
+        )
+        for dark in (True, False)
+        for fall in (-0.9, -0.85)
+    },
+    "curve-no-line": (
+        "glossy line: none where the pixels show a curve on each channel (the lit window reads the pixels as they are)",
+        lambda: line_saturation(
+            lambda estimate, quantile, sat, grey, lin: (
+                None if len(sat) >= 20 and reflectance.shows_channel_curve(lin, grey, sat) else estimate
+            )
+        ),
+    ),
     "curve-no-veil": (
         "veil: none where the object's pixels show a curve on each channel (hue turn > 0.5°, rank < -0.9)",
         lambda: curve_keeps_veil(0.5),
@@ -429,8 +532,10 @@ def estimators(system: str, data: Any, options: dict[str, Any] | None = None) ->
     default = reflectance._saturation_from_fit
     seen: list[np.ndarray] = []
 
-    def recording(fit: Any, quantile: float, curve_turn: float | None = None) -> float | None:
-        estimate = default(fit, quantile, curve_turn)
+    def recording(
+        fit: Any, quantile: float, curve_turn: float | None = None, dark_fall: float | None = None
+    ) -> float | None:
+        estimate = default(fit, quantile, curve_turn, dark_fall)
         if quantile >= 0.85 and estimate is not None and not seen:
             seen.append(line_pixels(fit)[0])
         return estimate
@@ -534,9 +639,7 @@ def main() -> None:
     paired = bool(args.trial) and not args.flat_noise  # with --flat-noise the trials are the patches'
     if not (args.estimators or args.white or paired):
         return
-    from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES
-
-    families = ["all", *(f for f in HELD_OUT_FAMILIES if f not in ("rendered", "graded"))]
+    families = scorer_study.study_families()
     study_args = argparse.Namespace(system=args.system, quick=args.quick, cache=args.cache, size=None, spp=None)
     parts = [
         scorer_study.build(args.system, args.quick, scorer_study.cache_path(study_args, f), family=f) for f in families

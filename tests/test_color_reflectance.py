@@ -976,6 +976,76 @@ def test_the_line_reads_a_curved_surface_near_its_lit_face(monkeypatch, compiled
             rf.dichromatic_steps(px, curve_turn=bad)
 
 
+def _hueless_curve_veiled_and_plain(n=3000, seed=23):
+    """One albedo with two equal channels (a red whose hue a curve on each channel cannot turn)
+    under shading 0.1–1 (linear RGB): through Reinhard's curve on each channel (gain 1.6, white 4);
+    with a veil of 0.02 on every pixel; as it is with pixel noise; and the truth the curve gives
+    the lit albedo."""
+    rng = np.random.default_rng(seed)
+    shade = rng.uniform(0.1, 1.0, n)[:, None]
+    albedo = np.array([0.6, 0.08, 0.08])
+
+    def reinhard(x):
+        return x * (1 + x / 16) / (1 + x)
+
+    return (
+        reinhard(1.6 * shade * albedo),
+        shade * albedo + 0.02,
+        shade * albedo + rng.normal(0, 0.002, (n, 3)),
+        reinhard(1.6 * albedo),
+    )
+
+
+def test_the_darker_half_tells_a_curve_that_turns_no_hue_from_a_veil():
+    # a curve makes the darker pixels more saturated the darker they are, a veil makes them less,
+    # one albedo keeps one saturation (version 21's dark_fall); the hue test cannot see this curve
+    curved, veiled, plain, _ = _hueless_curve_veiled_and_plain()
+    assert abs(rf.hue_turn(curved, row_mean(curved))) < 1e-6
+    assert not rf.shows_channel_curve(curved, row_mean(curved), _saturation(curved))
+    assert rf.darker_half_falls(row_mean(curved), _saturation(curved))
+    assert not rf.darker_half_falls(row_mean(veiled), _saturation(veiled))
+    assert not rf.darker_half_falls(row_mean(plain), _saturation(plain))
+    dark = row_mean(curved) < np.median(row_mean(curved))
+    rank = rf.rank_correlation(_saturation(curved)[dark], row_mean(curved)[dark])
+    args = (row_mean(curved), _saturation(curved))
+    assert rf.darker_half_falls(*args, fall=rank + 1e-9) and not rf.darker_half_falls(*args, fall=rank)
+    assert not rf.darker_half_falls(row_mean(curved[:19]), _saturation(curved[:19]))  # too few
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_line_reads_a_hueless_curve_near_its_lit_face(monkeypatch, compiled):
+    # with dark_fall the line reads such a surface from its 0.7 quantile of brightness up, as the
+    # hue test does for a curve that turns hue; the veiled and plain surfaces are left alone. Both
+    # paths (the kernel and NumPy) give the same pixels
+    curved, veiled, plain, truth = _hueless_curve_veiled_and_plain()
+    want = float(_saturation(truth[None])[0])
+    results = {}
+    for path in ("kernel", "numpy"):
+        if path == "numpy" or not compiled:
+            monkeypatch.setattr(rf._kernels, "enabled", lambda n: False)
+        px = linear_to_srgb8(curved)
+        results[path] = rf.diffuse_line_reconstruction(px, quantile=0.9, dark_fall=rf.CURVE_DARK_FALL)
+        before = rf.diffuse_line_reconstruction(px, quantile=0.9)
+        assert np.median(_saturation(rf.srgb8_to_linear(before))) / want > 1.15
+        assert abs(np.median(_saturation(rf.srgb8_to_linear(results[path]))) / want - 1) < 0.08
+        estimate = rf.albedo_saturation(px, quantile=0.9, dark_fall=rf.CURVE_DARK_FALL)
+        assert estimate == pytest.approx(np.median(_saturation(rf.srgb8_to_linear(results[path]))), rel=0.02)
+        for other in (veiled, plain):
+            o = linear_to_srgb8(np.clip(other, 0, 1))
+            assert np.array_equal(
+                rf.diffuse_line_reconstruction(o, quantile=0.9, dark_fall=rf.CURVE_DARK_FALL),
+                rf.diffuse_line_reconstruction(o, quantile=0.9),
+            )
+        assert np.array_equal(rf.dichromatic_steps(px, dark_fall=None), rf.dichromatic_steps(px))
+        results[path + " steps"] = rf.dichromatic_steps(px, quantile=0.9, dark_fall=rf.CURVE_DARK_FALL)
+        assert not np.array_equal(results[path + " steps"], rf.dichromatic_steps(px, quantile=0.9))
+    assert np.array_equal(results["kernel"], results["numpy"])
+    assert np.array_equal(results["kernel steps"], results["numpy steps"])
+    for bad in (-1.5, 2.0):
+        with pytest.raises(HuebenchError, match="dark_fall must be"):
+            rf.dichromatic_steps(linear_to_srgb8(curved), dark_fall=bad)
+
+
 def test_a_new_method_is_one_function_and_one_entry(monkeypatch):
     monkeypatch.setitem(rf.SPECULAR_REMOVAL_METHODS, "none", lambda rgb8, **_: np.asarray(rgb8))
     px = _phong_sphere(RED, highlight=0.5)[0][:4, :4].reshape(-1, 3)

@@ -636,7 +636,7 @@ def test_a_tone_curve_is_not_read_as_reflections_since_version_18():
     saturation, 20 L* too dark; version 18 refuses a line that takes more white off the median
     pixel than a dielectric reflects (max_removed_white) and the colour is the truth's."""
     now, before, truth_l = _tonemapped_now_and_before(
-        "Purplish pink", "lambert", "aces", max_removed_white=None, curve_spread=None, curve_turn=None
+        "Purplish pink", "lambert", "aces", max_removed_white=None, curve_spread=None, curve_turn=None, dark_fall=None
     )
     assert now.glossy and before.glossy  # the gloss test's false alarm stays
     assert now.passed and abs(now.dominant_lab[0] - truth_l) < 5
@@ -648,7 +648,7 @@ def test_white_that_follows_brightness_is_not_read_as_reflections_since_version_
     version 18's bound, but more from every pixel the brighter it is; version 18's line made the
     colour 9 L* too dark, version 19 refuses it (curve_spread, curve_rank)."""
     now, before, truth_l = _tonemapped_now_and_before(
-        "Pink", "lambert-env", "reinhard", curve_spread=None, curve_turn=None
+        "Pink", "lambert-env", "reinhard", curve_spread=None, curve_turn=None, dark_fall=None
     )
     assert now.passed and abs(now.dominant_lab[0] - truth_l) < 3
     assert not before.passed and before.dominant_lab[0] < truth_l - 7
@@ -666,11 +666,23 @@ def test_a_glossy_body_under_a_curve_is_read_near_its_lit_face_since_version_20(
     turns with brightness, which reflected white cannot do, so version 20 reads the line's
     saturation from the brighter pixels (curve_turn)."""
     for color, setup, operator in (("Yellow", "phong-dark-backdrop", "log-sigmoid"), ("Pink", "phong-broad", "aces")):
-        now, before, truth_l = _tonemapped_now_and_before(color, setup, operator, curve_turn=None)
+        now, before, truth_l = _tonemapped_now_and_before(color, setup, operator, curve_turn=None, dark_fall=None)
         assert now.passed and abs(now.dominant_lab[0] - truth_l) < 3, color
         assert not before.passed and before.delta_chroma > 5 and abs(before.dominant_lab[0] - truth_l) > 4, color
     with pytest.raises(HuebenchError, match="curve_turn must be"):
         ColorScorer("css3", curve_turn=-1.0)
+
+
+def test_a_curve_that_turns_no_hue_is_read_near_the_lit_face_since_version_21():
+    """Glossy bodies under Reinhard's curve whose hue barely turns (version 20's test stays silent):
+    the darker half of their pixels grows more saturated the darker it is, which a veil or one
+    albedo does not do, so version 21 reads the line from the brighter pixels too (dark_fall) — a
+    pink came out 7 L* too dark and 4 units too saturated, now within 0.2 L* of its truth."""
+    for color, setup in (("Pink", "oren-nayar-phong"), ("Yellowish green", "ward-sharp")):
+        now, before, truth_l = _tonemapped_now_and_before(color, setup, "reinhard", dark_fall=None)
+        assert now.passed and not before.passed, color
+        assert abs(now.dominant_lab[0] - truth_l) < abs(before.dominant_lab[0] - truth_l) - 2, color
+        assert now.delta_chroma < before.delta_chroma - 0.9, color
 
 
 def test_the_curve_test_runs_on_the_line_of_surfaces_not_called_matte(monkeypatch):
@@ -679,14 +691,20 @@ def test_the_curve_test_runs_on_the_line_of_surfaces_not_called_matte(monkeypatc
     from huebench.benchmarks.gencolor import scoring
 
     seen = []
-    monkeypatch.setattr(scoring, "dichromatic_steps", lambda px, **kw: seen.append(kw["curve_turn"]) or px)
+    monkeypatch.setattr(
+        scoring, "dichromatic_steps", lambda px, **kw: seen.append((kw["curve_turn"], kw["dark_fall"])) or px
+    )
     scorer = ColorScorer("css3")
     px = np.full((50, 3), 120, np.uint8)
     for glossy in (True, None, False):
         scorer.specular_steps(px, None, glossy)
-    assert seen == [0.5, 0.5, None]
-    ColorScorer("css3", curve_turn=None).specular_steps(px, None, True)
-    assert seen[-1] is None
+    assert seen == [(0.5, -0.9), (0.5, -0.9), (None, None)]  # the darker-half test too (version 21)
+    ColorScorer("css3", curve_turn=None, dark_fall=None).specular_steps(px, None, True)
+    assert seen[-1] == (None, None)
+    config = ColorScorer("css3").config()
+    assert config["version"] == 21 and config["dark_fall"] == -0.9
+    with pytest.raises(HuebenchError, match="dark_fall must be"):
+        ColorScorer("css3", dark_fall=-2.0)
 
 
 def test_the_held_out_camera_family_runs_scene_light_through_camera_pipelines():

@@ -262,3 +262,13 @@ def test_bench_scorer_change_times_one_pass_and_refuses_bad_options(monkeypatch,
         with pytest.raises(SystemExit) as e:
             bench.main()
         assert e.value.code == 2 and "--against must be a JSON object of ColorScorer options" in capsys.readouterr().err
+
+
+def test_studies_leave_out_the_families_kept_unseen(study):
+    from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES, UNSEEN_FAMILIES
+
+    families = study.study_families()
+    assert families[0] == "all" and "graded" in UNSEEN_FAMILIES
+    assert not set(UNSEEN_FAMILIES) & set(families)
+    # every other held-out family is measured (rendered judged version 20 and is spent)
+    assert families[1:] == [f for f in HELD_OUT_FAMILIES if f not in UNSEEN_FAMILIES] and "rendered" in families

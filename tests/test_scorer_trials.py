@@ -187,3 +187,36 @@ def test_the_curve_no_veil_trial_drops_the_veil_of_a_curved_body_only(trials):
     assert before["curved"] is not None
     trials.TRIALS["curve-no-veil"][1]()
     assert veil(curved) is None and veil(plain) == before["plain"]
+
+
+def test_the_dark_fall_trial_reads_the_lit_pixels_where_the_darker_half_grows_more_saturated(trials):
+    # a curve on luminance alone turns no hue (version 20's test stays silent), but its darker
+    # pixels grow more saturated the darker they are; a constant veil makes them less saturated
+    rng = np.random.default_rng(7)
+    shade = rng.uniform(0.1, 1.0, (3000, 1))
+    albedo = np.array([0.7, 0.25, 0.1])
+    lin = shade * albedo
+    lum = lin.mean(axis=1, keepdims=True)
+    squeezed = lum / (1 + lum)  # Reinhard on the grey component, then a little white lifted in
+    curved = linear_to_srgb8(np.clip(lin * squeezed / lum + 0.4 * (lum - squeezed) * shade, 0, 1))
+    veiled = linear_to_srgb8(np.clip(lin + 0.02, 0, 1))
+
+    def estimate(px):
+        return reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05, curve_turn=0.5)
+
+    plain = {"curved": estimate(curved), "veiled": estimate(veiled)}
+    trials.TRIALS["dark-fall-switch-90"][1]()
+    assert estimate(curved) < 0.97 * plain["curved"]
+    assert estimate(veiled) == plain["veiled"]
+
+
+def test_the_soft_veil_trial_takes_a_veil_off_a_matte_called_body_with_a_fresnel_rim(trials):
+    img, mask = disc(0.5)  # flat: the gloss test says matte; its whitened rim reads as Fresnel
+    img[~mask] = 10
+    depth = reflectance.mask_depth(mask)
+    assert scoring.specular_veil(img, mask, glossy=False, depth=depth) is None
+    trials.TRIALS["soft-veil-95"][1]()
+    veil = scoring.specular_veil(img, mask, glossy=False, depth=depth)
+    assert veil == pytest.approx(reflectance.F0_DIELECTRIC * trials.lit_light(img, mask, 1.0))
+    plain, plain_mask = disc(0.0)  # no rim: still none
+    assert scoring.specular_veil(plain, plain_mask, glossy=False) is None

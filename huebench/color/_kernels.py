@@ -1009,11 +1009,13 @@ if AVAILABLE:
         return sxy / den if den > 0 else 0.0
 
     @_exact_jit()
-    def _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from):  # pragma: no cover - compiled
+    def _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from, dark_fall):  # pragma: no cover - compiled
         # reflectance._saturation_from_fit: the q-quantile of the usable pixels' saturations, those
         # less than half as saturated as the median left out; NaN for a flat patch. Where turn is
-        # not NaN and the pixels show a curve on each channel (reflectance.shows_channel_curve),
-        # the quantile of those from the lit_from quantile of brightness up
+        # not NaN and the pixels show a curve on each channel (reflectance.shows_channel_curve), or
+        # dark_fall is not NaN and their darker half's saturation falls with brightness
+        # (reflectance.darker_half_falls), the quantile of those from the lit_from quantile of
+        # brightness up
         n = grey.shape[0]
         sat = np.empty(n)
         for i in range(n):
@@ -1030,6 +1032,9 @@ if AVAILABLE:
             and abs(_hue_turn(lin[keep], g)) > turn
             and _rank_correlation(s, g) < fall
         )
+        if not curve and not np.isnan(dark_fall) and s.shape[0] >= 20:
+            dark = g < _median(g)
+            curve = _rank_correlation(s[dark], g[dark]) < dark_fall
         if curve:
             s = s[g >= _quantile(g, lit_from)]
         return _quantile(s, q)
@@ -1350,6 +1355,7 @@ if AVAILABLE:
         turn,
         fall,
         lit_from,
+        dark_fall,
     ):  # pragma: no cover - compiled
         # reflectance.dichromatic_steps on N×3 8-bit pixels (all of them the fits' sample): the
         # fitted floor (with floor) and the diffuse line, sharing the fit while the pixels stay
@@ -1385,7 +1391,7 @@ if AVAILABLE:
             shading = 1 if _has_shading(lin[use], factor) else 0
         if shading == 0:
             return cur.copy()
-        saturation = _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from)
+        saturation = _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from, dark_fall)
         if np.isnan(saturation):
             return cur.copy()
         line = np.empty((n, 3))
@@ -1847,13 +1853,23 @@ def fit_saturation(
     curve_turn: float | None,
     curve_fall: float,
     curve_lit_from: float,
+    dark_fall: float | None = None,
 ) -> float | None:
     """reflectance._saturation_from_fit on a fit's arrays (at least 20 usable pixels; ``lin``: the
-    sample's linear RGB; ``curve_turn`` None: no curve test)."""
+    sample's linear RGB; ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half
+    test)."""
     turn = math.nan if curve_turn is None else float(curve_turn)
     out = float(
         _fit_saturation(
-            grey, perp, use, float(quantile), np.ascontiguousarray(lin), turn, float(curve_fall), float(curve_lit_from)
+            grey,
+            perp,
+            use,
+            float(quantile),
+            np.ascontiguousarray(lin),
+            turn,
+            float(curve_fall),
+            float(curve_lit_from),
+            math.nan if dark_fall is None else float(dark_fall),
         )
     )
     return None if math.isnan(out) else out
@@ -1911,10 +1927,11 @@ def dichromatic_steps(
     curve_turn: float | None,
     curve_fall: float,
     curve_lit_from: float,
+    dark_fall: float | None = None,
 ) -> NDArray[np.uint8]:
     """reflectance.dichromatic_steps on N×3 8-bit pixels, every one of them in the fits' sample;
     ``table`` decodes 8-bit values, ``encoder`` is (thresholds, bins, bin count) of the encoding;
-    ``curve_turn`` None: no curve test."""
+    ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half test."""
     thresholds, bins, n_bins = encoder
     return np.asarray(
         _dichromatic_steps(
@@ -1934,6 +1951,7 @@ def dichromatic_steps(
             math.nan if curve_turn is None else float(curve_turn),
             float(curve_fall),
             float(curve_lit_from),
+            math.nan if dark_fall is None else float(dark_fall),
         )
     )
 

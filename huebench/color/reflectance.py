@@ -62,6 +62,7 @@ from huebench.color.difference import delta_e, within_and_nearer
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
+    "CURVE_DARK_FALL",
     "CURVE_FALL",
     "CURVE_HUE_TURN",
     "CURVE_LIT_FROM",
@@ -92,8 +93,10 @@ __all__ = [
     "albedo_saturation",
     "balance",
     "check_curve_turn",
+    "check_dark_fall",
     "check_white_bounds",
     "chroma_quantile",
+    "darker_half_falls",
     "dichromatic_steps",
     "diffuse_fresnel_reflectance",
     "diffuse_line_reconstruction",
@@ -272,6 +275,16 @@ CURVE_RANK = 0.97
 CURVE_HUE_TURN = 0.5
 CURVE_FALL = -0.9
 CURVE_LIT_FROM = 0.7
+#: a curve that turns no hue — on luminance, or with the channels inset towards each other first —
+#: still shows in the darker half of a surface's pixels: there one albedo keeps one saturation, a
+#: veil reflected alike onto every pixel makes the darker ones *less* saturated and highlights do
+#: not reach, but a compressive curve makes them *more* saturated the darker they are. So the
+#: glossy line also reads its quantile from the ``CURVE_LIT_FROM`` quantile of brightness up where
+#: the saturation of the darker half of its pixels falls with their brightness, a Spearman rank
+#: correlation below this (:func:`darker_half_falls`). Chosen on ISCC-NBS L2 (every family but the
+#: unseen one), checked on CSS3/X11, measured once on the held-out ``graded`` family:
+#: docs/gencolor.md, version 21. None (the scorer's ``dark_fall``): no such test
+CURVE_DARK_FALL = -0.9
 #: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
 #: an object white-balanced by the light (:func:`light_colour`, :func:`balance`) and puts its colour
 #: back under the light before the comparison (``ColorScorer(light_planarity=None)``: the light is
@@ -989,6 +1002,18 @@ def shows_channel_curve(
     return abs(hue_turn(lin, grey)) > turn and rank_correlation(sat, grey) < fall
 
 
+def darker_half_falls(grey: NDArray[np.float64], sat: NDArray[np.float64], *, fall: float = CURVE_DARK_FALL) -> bool:
+    """Does the saturation ``sat`` of a surface's darker half (grey components ``grey`` below their
+    median) fall with brightness — a :func:`rank_correlation` below ``fall``, as a compressive curve
+    makes it and neither reflected white nor one albedo does (:data:`CURVE_DARK_FALL`)? False for
+    fewer than 20 pixels."""
+    grey, sat = np.asarray(grey, dtype=np.float64), np.asarray(sat, dtype=np.float64)
+    if len(grey) < 20:
+        return False
+    dark = grey < stats.median(grey)
+    return rank_correlation(sat[dark], grey[dark]) < fall
+
+
 class DichromaticFit:
     """What both dichromatic corrections (:func:`remove_fitted_floor`, :func:`diffuse_line_reconstruction`)
     estimate from: every pixel of ``rgb8`` (N×3, 8-bit) in linear RGB, and for a fixed sample of them
@@ -1104,24 +1129,34 @@ def _without_floor(
     return linear_to_srgb8(np.clip(lin_all - floor, 0.0, 1.0))
 
 
-def _saturation_from_fit(fit: DichromaticFit, quantile: float, curve_turn: float | None = None) -> float | None:
+def _saturation_from_fit(
+    fit: DichromaticFit, quantile: float, curve_turn: float | None = None, dark_fall: float | None = None
+) -> float | None:
     grey, norm_fit, use = fit.grey, fit.perp, fit.use
     if _kernels.enabled(len(grey)) and 0.0 <= quantile <= 1.0:  # the steps below in one kernel, the same value
-        return _kernels.fit_saturation(grey, norm_fit, use, quantile, fit.lin, curve_turn, CURVE_FALL, CURVE_LIT_FROM)
+        return _kernels.fit_saturation(
+            grey, norm_fit, use, quantile, fit.lin, curve_turn, CURVE_FALL, CURVE_LIT_FROM, dark_fall
+        )
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return None
     sat, grey, lin = fit.line_pixels()
-    if curve_turn is not None and shows_channel_curve(lin, grey, sat, turn=curve_turn):
+    curved = curve_turn is not None and shows_channel_curve(lin, grey, sat, turn=curve_turn)
+    if curved or (dark_fall is not None and darker_half_falls(grey, sat, fall=dark_fall)):
         sat = sat[grey >= stats.quantile(grey, CURVE_LIT_FROM)]
     return float(stats.quantile(sat, quantile))
 
 
 def albedo_saturation(
-    rgb8: NDArray[np.uint8], *, quantile: float = 0.75, min_saturation: float = 0.15, curve_turn: float | None = None
+    rgb8: NDArray[np.uint8],
+    *,
+    quantile: float = 0.75,
+    min_saturation: float = 0.15,
+    curve_turn: float | None = None,
+    dark_fall: float | None = None,
 ) -> float | None:
-    """The albedo's saturation as :func:`diffuse_line_reconstruction` estimates it (``curve_turn``:
-    its curve test, there).
+    """The albedo's saturation as :func:`diffuse_line_reconstruction` estimates it (``curve_turn``,
+    ``dark_fall``: its curve tests, there).
 
     Saturation is the distance from the grey axis over the grey component (linear RGB); the
     estimate is its ``quantile`` over the pixels — the least specular ones — leaving out clipped
@@ -1129,8 +1164,9 @@ def albedo_saturation(
     achromatic surfaces and flat patches, which are left as they are.
     """
     check_curve_turn(curve_turn)
+    check_dark_fall(dark_fall)
     fit = DichromaticFit(rgb8)
-    return _saturation_from_fit(fit, quantile, curve_turn) if fit.fits(min_saturation) else None
+    return _saturation_from_fit(fit, quantile, curve_turn, dark_fall) if fit.fits(min_saturation) else None
 
 
 def diffuse_line_reconstruction(
@@ -1142,6 +1178,7 @@ def diffuse_line_reconstruction(
     keep_clipped: bool = False,
     fit: DichromaticFit | None = None,
     curve_turn: float | None = None,
+    dark_fall: float | None = None,
 ) -> NDArray[np.uint8]:
     """Put every pixel back on the diffuse line of the dichromatic model.
 
@@ -1166,11 +1203,15 @@ def diffuse_line_reconstruction(
     hue turns by more than this from the darker to the brighter half while their saturation falls
     with brightness (:func:`shows_channel_curve`) — the quantile is read from the pixels from the
     :data:`CURVE_LIT_FROM` quantile of brightness up: the curve made the darker ones more saturated.
+    ``dark_fall`` (None: no test): so does it where the saturation of the darker half of the pixels
+    falls with their brightness, a rank correlation below this (:func:`darker_half_falls`) — a
+    curve that turns no hue.
     """
     check_curve_turn(curve_turn)
+    check_dark_fall(dark_fall)
     if saturation is None:
         fit = DichromaticFit(rgb8) if fit is None else fit.of(rgb8)
-        est = _saturation_from_fit(fit, quantile, curve_turn) if fit.fits(min_saturation) else None
+        est = _saturation_from_fit(fit, quantile, curve_turn, dark_fall) if fit.fits(min_saturation) else None
         if est is None:
             return np.asarray(rgb8)
         lin_all = fit.lin_all
@@ -1199,6 +1240,13 @@ def check_curve_turn(curve_turn: float | None) -> None:
     degrees in [0, 180) or None."""
     if curve_turn is not None and not 0 <= curve_turn < 180:
         raise HuebenchError(f"curve_turn must be a hue angle in degrees in [0, 180) or None, got {curve_turn!r}")
+
+
+def check_dark_fall(dark_fall: float | None) -> None:
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` unless ``dark_fall`` is a rank
+    correlation in [−1, 1] or None."""
+    if dark_fall is not None and not -1 <= dark_fall <= 1:
+        raise HuebenchError(f"dark_fall must be a rank correlation in [-1, 1] or None, got {dark_fall!r}")
 
 
 def check_white_bounds(
@@ -1258,10 +1306,11 @@ def dichromatic_steps(
     curve_spread: float | None = CURVE_SPREAD,
     curve_rank: float = CURVE_RANK,
     curve_turn: float | None = None,
+    dark_fall: float | None = None,
 ) -> NDArray[np.uint8]:
     """The dichromatic corrections in turn: with ``floor``, :func:`remove_fitted_floor`
     (``floor_min_saturation``, ``max_floor``), then :func:`diffuse_line_reconstruction`
-    (``quantile``, ``min_saturation``, ``keep_clipped``, ``curve_turn``) on its result, the two sharing one
+    (``quantile``, ``min_saturation``, ``keep_clipped``, ``curve_turn``, ``dark_fall``) on its result, the two sharing one
     :class:`DichromaticFit` when the floor leaves the pixels as they are. N×3 8-bit pixels of at
     most :data:`FIT_PIXELS` run as one kernel where numba is (the same pixels; its few 3-vector
     products are loops where NumPy calls BLAS).
@@ -1275,6 +1324,7 @@ def dichromatic_steps(
     and ``curve_rank``; ``curve_spread`` None: no such test)."""
     check_white_bounds(max_removed_white, curve_spread, curve_rank)
     check_curve_turn(curve_turn)
+    check_dark_fall(dark_fall)
     steps = _dichromatic_steps(
         rgb8,
         floor=floor,
@@ -1284,6 +1334,7 @@ def dichromatic_steps(
         min_saturation=min_saturation,
         keep_clipped=keep_clipped,
         curve_turn=curve_turn,
+        dark_fall=dark_fall,
     )
     if (max_removed_white is None and curve_spread is None) or steps is rgb8:  # (NumPy returns unchanged pixels)
         return steps
@@ -1309,6 +1360,7 @@ def _dichromatic_steps(
     min_saturation: float,
     keep_clipped: bool,
     curve_turn: float | None,
+    dark_fall: float | None,
 ) -> NDArray[np.uint8]:
     """:func:`dichromatic_steps` without its bounds on the white they take."""
     px = np.asarray(rgb8)
@@ -1335,6 +1387,7 @@ def _dichromatic_steps(
             curve_turn=curve_turn,
             curve_fall=CURVE_FALL,
             curve_lit_from=CURVE_LIT_FROM,
+            dark_fall=dark_fall,
         )
     fit = None
     if floor:
@@ -1343,7 +1396,13 @@ def _dichromatic_steps(
         if floored is not px:  # a floor came off: the line is fitted to the new pixels
             px, fit = floored, None
     return diffuse_line_reconstruction(
-        px, quantile=quantile, min_saturation=min_saturation, keep_clipped=keep_clipped, fit=fit, curve_turn=curve_turn
+        px,
+        quantile=quantile,
+        min_saturation=min_saturation,
+        keep_clipped=keep_clipped,
+        fit=fit,
+        curve_turn=curve_turn,
+        dark_fall=dark_fall,
     )
 
 

@@ -71,6 +71,7 @@ __all__ = [
     "PLAIN",
     "PROCESSING",
     "TONE_OPERATORS",
+    "UNSEEN_FAMILIES",
     "KnownColorImage",
     "camera_colors",
     "family_list",
@@ -95,6 +96,10 @@ HELD_OUT_FAMILIES = (
     "rendered",
     "graded",
 )
+#: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
+#: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
+#: --family NAME``, and is then spent — moved out of this tuple by the change it judged
+UNSEEN_FAMILIES = ("graded",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these

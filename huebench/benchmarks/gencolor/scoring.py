@@ -31,7 +31,9 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   (``max_removed_white``, version 18; ``curve_spread``, ``curve_rank``, version 19: the floor alone).
   Where a glossy surface's hue turns with brightness while its saturation falls — a curve on each
   channel, which reflected white cannot do — the line reads its saturation near the lit face
-  (``curve_turn``, version 20);
+  (``curve_turn``, version 20), and so it does where the saturation of the darker half of its pixels
+  falls with brightness — a curve that turns no hue, which neither one albedo nor a reflected veil
+  does (``dark_fall``, version 21);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
 - under a coloured light a glossy surface reflects that light's colour, not white: when the object's
@@ -80,6 +82,7 @@ from huebench.color import (
 from huebench.color._rows import masked
 from huebench.color.dominant import DOMINANT_COLOR_METHODS
 from huebench.color.reflectance import (
+    CURVE_DARK_FALL,
     CURVE_HUE_TURN,
     CURVE_RANK,
     CURVE_SPREAD,
@@ -99,6 +102,7 @@ from huebench.color.reflectance import (
     VEIL_QUANTILE,
     balance,
     check_curve_turn,
+    check_dark_fall,
     check_white_bounds,
     chroma_quantile,
     dichromatic_steps,
@@ -133,7 +137,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 20
+SCORER_VERSION = 21
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -305,6 +309,7 @@ class ColorScorer:
         curve_spread: float | None = CURVE_SPREAD,
         curve_rank: float = CURVE_RANK,
         curve_turn: float | None = CURVE_HUE_TURN,
+        dark_fall: float | None = CURVE_DARK_FALL,
         fresnel: float | None = FRESNEL_F0,
         gloss_uniformity: float = GLOSS_UNIFORMITY,
         gloss_radial: float | None = GLOSS_RADIAL,
@@ -394,6 +399,8 @@ class ColorScorer:
         self.curve_rank = float(curve_rank)
         check_curve_turn(curve_turn)
         self.curve_turn = None if curve_turn is None else float(curve_turn)
+        check_dark_fall(dark_fall)
+        self.dark_fall = None if dark_fall is None else float(dark_fall)
         if fresnel is not None and not 0.0 <= fresnel < 1.0:
             raise HuebenchError(f"fresnel must be a reflectance in [0, 1) or None, got {fresnel!r}")
         self.fresnel = None if fresnel is None else float(fresnel)
@@ -436,6 +443,7 @@ class ColorScorer:
             "curve_spread": self.curve_spread,
             "curve_rank": self.curve_rank,
             "curve_turn": self.curve_turn,
+            "dark_fall": self.dark_fall,
             "fresnel": self.fresnel,
             "gloss_uniformity": self.gloss_uniformity,
             "gloss_radial": self.gloss_radial,
@@ -741,6 +749,7 @@ class ColorScorer:
             # (the gloss test's glossy ones, and pixels scored without their image); a matte
             # line reads the median by default, which a curve moves less
             curve_turn=None if matte else self.curve_turn,
+            dark_fall=None if matte else self.dark_fall,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
         )
