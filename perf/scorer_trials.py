@@ -2,9 +2,9 @@
 
 Each trial replaces one step of the scorer (the albedo-saturation estimate of the diffuse line, the
 gloss test, the veil's light) for the length of a run, then scores every image of the tuning
-families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``: ``graded``, made after
-version 20; ``rendered`` judged version 20 once and is spent, so the trials measure it since) paired
-against the default, as ``scorer_study.py --paired`` does for the scorer's options.
+families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``; ``rendered`` judged
+version 20 and ``graded`` version 21, each once, and are measured since) paired against the default,
+as ``scorer_study.py --paired`` does for the scorer's options.
 Version 20's curve test (the scorer's ``curve_turn``) came out of these trials; ``--version19``
 runs the default and the trials without it, as the trials before it were measured:
 

@@ -1010,6 +1010,10 @@ def test_the_darker_half_tells_a_curve_that_turns_no_hue_from_a_veil():
     args = (row_mean(curved), _saturation(curved))
     assert rf.darker_half_falls(*args, fall=rank + 1e-9) and not rf.darker_half_falls(*args, fall=rank)
     assert not rf.darker_half_falls(row_mean(curved[:19]), _saturation(curved[:19]))  # too few
+    # a large surface is read on every k-th pixel of its darker half: the same answer
+    big, big_veiled, *_ = _hueless_curve_veiled_and_plain(n=20000, seed=25)
+    assert rf.darker_half_falls(row_mean(big), _saturation(big))
+    assert not rf.darker_half_falls(row_mean(big_veiled), _saturation(big_veiled))
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -1041,6 +1045,13 @@ def test_the_line_reads_a_hueless_curve_near_its_lit_face(monkeypatch, compiled)
         assert not np.array_equal(results[path + " steps"], rf.dichromatic_steps(px, quantile=0.9))
     assert np.array_equal(results["kernel"], results["numpy"])
     assert np.array_equal(results["kernel steps"], results["numpy steps"])
+    # a large surface: the darker half's test reads every k-th pixel, the same ones in both paths
+    big = linear_to_srgb8(_hueless_curve_veiled_and_plain(n=30000, seed=24)[0])
+    estimates = []
+    for enabled in (True, False):
+        monkeypatch.setattr(rf._kernels, "enabled", lambda n, enabled=enabled: enabled and compiled)
+        estimates.append(rf.albedo_saturation(big, quantile=0.9, dark_fall=rf.CURVE_DARK_FALL))
+    assert estimates[0] == estimates[1] < 0.95 * rf.albedo_saturation(big, quantile=0.9)
     for bad in (-1.5, 2.0):
         with pytest.raises(HuebenchError, match="dark_fall must be"):
             rf.dichromatic_steps(linear_to_srgb8(curved), dark_fall=bad)

@@ -98,7 +98,7 @@ def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
     assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
     with pytest.raises(
         HuebenchError,
-        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded have",
+        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded, looks have",
     ):
         fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -810,8 +810,43 @@ def _lit_matte_bodies_show_the_pipelines_truth(samples: list[dict[str, Any]]) ->
     assert np.median(apart) <= 8, apart
 
 
+def test_the_unseen_looks_family_grades_as_generators_do():
+    """Made after version 21 was chosen and kept unseen for the next version: four generators'
+    looks on scene-linear light — a teal-and-orange split tone, a bleach bypass, a gamut compression
+    of the most saturated colours, crushed blacks with a saturation boost — each on a matte analytic
+    body, a glossy microfacet one and a Mitsuba object."""
+    samples = fam.family_samples("looks", L2)
+    assert len(samples) == 29 * 3 * len(fam.LOOK_PIPELINES) == 348 and "looks" in fam.HELD_OUT_FAMILIES
+    assert fam.UNSEEN_FAMILIES == ("looks",) and fam.PLAIN["looks"] == "without the look"
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    assert not set(fam.LOOK_PIPELINES) & (set(fam.CAMERA_PIPELINES) | set(fam.GRADED_PIPELINES))
+    assert len(fam.family_samples("looks", load_system("css3").colors)) == 3 * 4 * len(load_system("css3").colors)
+    for p in fam.LOOK_PIPELINES:
+        of = [s for s in samples if s["pipeline"] == p]
+        assert len(of) == 87 and sum("lighting" in s for s in of) == 29
+        assert [s["material"] for s in of if "setup" in s].count("diffuse") == 29
+        ramp = fam.camera_colors(np.repeat(np.geomspace(1e-4, 16.0, 400)[:, None], 3, axis=1), p)
+        assert np.all(np.diff(ramp, axis=0) >= -1e-12)  # brighter light, brighter display, every channel
+    looks = fam.LOOK_PIPELINES
+    grey = np.array([[0.02, 0.02, 0.02], [2.0, 2.0, 2.0]])
+    toned = looks["teal-orange"].colors(grey)  # shadows teal (blue above red), highlights orange
+    assert toned[0, 2] > toned[0, 0] and toned[1, 0] > toned[1, 2]
+    vivid = srgb_to_linear(np.array([[0.9, 0.1, 0.05], [0.6, 0.45, 0.4]]))
+    sat = np.ptp(looks["gamut-compress"].colors(vivid), axis=1) / looks["gamut-compress"].colors(vivid).max(axis=1)
+    assert sat[0] < 0.9 and sat[1] == pytest.approx(np.ptp(vivid[1]) / vivid[1].max())  # only the vivid one
+    muted = looks["bleach-bypass"].colors(vivid[:1])
+    assert np.ptp(muted) / muted.max() < np.ptp(vivid[0]) / vivid[0].max()
+    assert looks["punchy"].colors(np.full((1, 3), 0.01))[0, 0] == pytest.approx(0.0)  # crushed
+    # the truth is the look's colours of the albedo; a matte body's lit pixels show it
+    _lit_matte_bodies_show_the_pipelines_truth([x for x in samples if x["material"] == "diffuse" and "setup" in x][:12])
+    if importlib.util.find_spec("mitsuba") is not None:
+        s = next(x for x in samples if "lighting" in x)
+        made = fam.make_image(s, size=48, spp=16)
+        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)
+
+
 def test_the_held_out_graded_family_grades_scene_light_without_turning_hue():
-    """Made after version 20 was chosen and not scored by it: four display transforms on
+    """Made after version 20 was chosen and not scored by it (it judged version 21): four display transforms on
     scene-linear light, each on a matte analytic body, a glossy microfacet one and a Mitsuba object
     — two tone curves that keep hue (on the largest channel; on luminance, desaturating the
     brightest tones towards white), the ACES fit in ACEScg's primaries, and a filmic curve with

@@ -1009,13 +1009,15 @@ if AVAILABLE:
         return sxy / den if den > 0 else 0.0
 
     @_exact_jit()
-    def _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from, dark_fall):  # pragma: no cover - compiled
+    def _fit_saturation(
+        grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels
+    ):  # pragma: no cover - compiled
         # reflectance._saturation_from_fit: the q-quantile of the usable pixels' saturations, those
         # less than half as saturated as the median left out; NaN for a flat patch. Where turn is
         # not NaN and the pixels show a curve on each channel (reflectance.shows_channel_curve), or
         # dark_fall is not NaN and their darker half's saturation falls with brightness
-        # (reflectance.darker_half_falls), the quantile of those from the lit_from quantile of
-        # brightness up
+        # (reflectance.darker_half_falls, on at most dark_pixels of them), the quantile of those
+        # from the lit_from quantile of brightness up
         n = grey.shape[0]
         sat = np.empty(n)
         for i in range(n):
@@ -1033,7 +1035,8 @@ if AVAILABLE:
             and _rank_correlation(s, g) < fall
         )
         if not curve and not np.isnan(dark_fall) and s.shape[0] >= 20:
-            dark = g < _median(g)
+            dark = np.nonzero(g < _median(g))[0]
+            dark = dark[:: (dark.shape[0] + dark_pixels - 1) // dark_pixels]  # every k-th: at most dark_pixels
             curve = _rank_correlation(s[dark], g[dark]) < dark_fall
         if curve:
             s = s[g >= _quantile(g, lit_from)]
@@ -1356,6 +1359,7 @@ if AVAILABLE:
         fall,
         lit_from,
         dark_fall,
+        dark_pixels,
     ):  # pragma: no cover - compiled
         # reflectance.dichromatic_steps on N×3 8-bit pixels (all of them the fits' sample): the
         # fitted floor (with floor) and the diffuse line, sharing the fit while the pixels stay
@@ -1391,7 +1395,7 @@ if AVAILABLE:
             shading = 1 if _has_shading(lin[use], factor) else 0
         if shading == 0:
             return cur.copy()
-        saturation = _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from, dark_fall)
+        saturation = _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels)
         if np.isnan(saturation):
             return cur.copy()
         line = np.empty((n, 3))
@@ -1854,6 +1858,7 @@ def fit_saturation(
     curve_fall: float,
     curve_lit_from: float,
     dark_fall: float | None = None,
+    dark_pixels: int = 4096,
 ) -> float | None:
     """reflectance._saturation_from_fit on a fit's arrays (at least 20 usable pixels; ``lin``: the
     sample's linear RGB; ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half
@@ -1870,6 +1875,7 @@ def fit_saturation(
             float(curve_fall),
             float(curve_lit_from),
             math.nan if dark_fall is None else float(dark_fall),
+            int(dark_pixels),
         )
     )
     return None if math.isnan(out) else out
@@ -1928,6 +1934,7 @@ def dichromatic_steps(
     curve_fall: float,
     curve_lit_from: float,
     dark_fall: float | None = None,
+    dark_pixels: int = 4096,
 ) -> NDArray[np.uint8]:
     """reflectance.dichromatic_steps on N×3 8-bit pixels, every one of them in the fits' sample;
     ``table`` decodes 8-bit values, ``encoder`` is (thresholds, bins, bin count) of the encoding;
@@ -1952,6 +1959,7 @@ def dichromatic_steps(
             float(curve_fall),
             float(curve_lit_from),
             math.nan if dark_fall is None else float(dark_fall),
+            int(dark_pixels),
         )
     )
 

@@ -68,6 +68,7 @@ __all__ = [
     "CURVE_LIT_FROM",
     "CURVE_RANK",
     "CURVE_SPREAD",
+    "DARK_FALL_PIXELS",
     "DIFFUSE_RECONSTRUCTION_METHODS",
     "F0_DIELECTRIC",
     "FIT_PIXELS",
@@ -282,9 +283,13 @@ CURVE_LIT_FROM = 0.7
 #: glossy line also reads its quantile from the ``CURVE_LIT_FROM`` quantile of brightness up where
 #: the saturation of the darker half of its pixels falls with their brightness, a Spearman rank
 #: correlation below this (:func:`darker_half_falls`). Chosen on ISCC-NBS L2 (every family but the
-#: unseen one), checked on CSS3/X11, measured once on the held-out ``graded`` family:
+#: then unseen ``graded`` one), checked on CSS3/X11, measured once on ``graded``:
 #: docs/gencolor.md, version 21. None (the scorer's ``dark_fall``): no such test
 CURVE_DARK_FALL = -0.9
+#: :func:`darker_half_falls` reads at most this many of the darker half's pixels (every k-th): a
+#: rank correlation over more says the same to its second decimal and costs two sorts (surfaces of
+#: the quick and full diagnostics never have this many)
+DARK_FALL_PIXELS = 4096
 #: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
 #: an object white-balanced by the light (:func:`light_colour`, :func:`balance`) and puts its colour
 #: back under the light before the comparison (``ColorScorer(light_planarity=None)``: the light is
@@ -1005,12 +1010,13 @@ def shows_channel_curve(
 def darker_half_falls(grey: NDArray[np.float64], sat: NDArray[np.float64], *, fall: float = CURVE_DARK_FALL) -> bool:
     """Does the saturation ``sat`` of a surface's darker half (grey components ``grey`` below their
     median) fall with brightness — a :func:`rank_correlation` below ``fall``, as a compressive curve
-    makes it and neither reflected white nor one albedo does (:data:`CURVE_DARK_FALL`)? False for
-    fewer than 20 pixels."""
+    makes it and neither reflected white nor one albedo does (:data:`CURVE_DARK_FALL`; over at most
+    :data:`DARK_FALL_PIXELS` of the darker half, evenly strided)? False for fewer than 20 pixels."""
     grey, sat = np.asarray(grey, dtype=np.float64), np.asarray(sat, dtype=np.float64)
     if len(grey) < 20:
         return False
-    dark = grey < stats.median(grey)
+    dark = np.flatnonzero(grey < stats.median(grey))
+    dark = dark[:: -(-len(dark) // DARK_FALL_PIXELS)]  # every k-th: at most DARK_FALL_PIXELS
     return rank_correlation(sat[dark], grey[dark]) < fall
 
 
@@ -1135,7 +1141,7 @@ def _saturation_from_fit(
     grey, norm_fit, use = fit.grey, fit.perp, fit.use
     if _kernels.enabled(len(grey)) and 0.0 <= quantile <= 1.0:  # the steps below in one kernel, the same value
         return _kernels.fit_saturation(
-            grey, norm_fit, use, quantile, fit.lin, curve_turn, CURVE_FALL, CURVE_LIT_FROM, dark_fall
+            grey, norm_fit, use, quantile, fit.lin, curve_turn, CURVE_FALL, CURVE_LIT_FROM, dark_fall, DARK_FALL_PIXELS
         )
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
@@ -1388,6 +1394,7 @@ def _dichromatic_steps(
             curve_fall=CURVE_FALL,
             curve_lit_from=CURVE_LIT_FROM,
             dark_fall=dark_fall,
+            dark_pixels=DARK_FALL_PIXELS,
         )
     fit = None
     if floor:

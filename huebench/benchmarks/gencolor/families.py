@@ -30,9 +30,12 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   after (:data:`CAMERA_PIPELINES`); version 20 was chosen with it. ``rendered`` was made after
   version 19 was chosen: the same pipelines on the Mitsuba path tracer's scene-linear radiance
   (rough plastic reflecting its environment, diffuse bodies; needs Mitsuba). It judged versions 19
-  and 20 once each, and is spent for the next. ``graded`` was made after version 20 was chosen and
-  is kept unseen for the next version: display transforms that keep hue or turn it in other
-  primaries (:data:`GRADED_PIPELINES`) on analytic bodies and Mitsuba objects.
+  and 20 once each, and is spent for the next. ``graded`` was made after version 20 was chosen:
+  display transforms that keep hue or turn it in other primaries (:data:`GRADED_PIPELINES`) on
+  analytic bodies and Mitsuba objects; it judged version 21 once and is spent. ``looks`` was made
+  after version 21 was chosen and is kept unseen for the next version (:data:`UNSEEN_FAMILIES`):
+  generators' grades — a teal-and-orange split tone, a bleach bypass, a gamut compression, crushed
+  blacks with a saturation boost (:data:`LOOK_PIPELINES`) — on the same bodies.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -67,6 +70,7 @@ __all__ = [
     "GRADED_PIPELINES",
     "HELD_OUT_FAMILIES",
     "ILLUMINANTS",
+    "LOOK_PIPELINES",
     "PIPELINES",
     "PLAIN",
     "PROCESSING",
@@ -95,11 +99,12 @@ HELD_OUT_FAMILIES = (
     "camera",
     "rendered",
     "graded",
+    "looks",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES = ("graded",)
+UNSEEN_FAMILIES: tuple[str, ...] = ("looks",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -744,8 +749,62 @@ GRADED_PIPELINES: dict[str, CameraPipeline] = {
     "lifted-hable": CameraPipeline(2.0, _lifted_hable, sharpen=True, jpeg=85),
 }
 
-#: every pipeline by name: the camera family's and the graded family's
-PIPELINES: dict[str, CameraPipeline] = {**CAMERA_PIPELINES, **GRADED_PIPELINES}
+
+def _teal_orange(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A split tone: Reinhard's extended operator (white 4) on luminance, then the shadows tinted
+    towards teal and the highlights towards orange (multipliers blended by display luminance from
+    0.15 to 0.65), as generators' cinematic looks grade: the tint, and so the hue, moves with
+    brightness."""
+    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
+    toned = _reinhard(y)
+    w = np.clip((toned - 0.15) / 0.5, 0.0, 1.0)
+    w = w * w * (3.0 - 2.0 * w)
+    tint = (1.0 - w) * np.array([0.85, 1.02, 1.12]) + w * np.array([1.12, 1.0, 0.85])
+    return lin * (toned / y) * tint
+
+
+def _bleach_bypass(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A bleach-bypass look: every colour taken 45 % of the way to its luminance, then Hable's
+    filmic curve on each channel (muted colours, hard contrast)."""
+    y = (lin @ _LUMA)[..., None]
+    return _hable(0.55 * lin + 0.45 * y)
+
+
+def _gamut_compress(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator on luminance (every channel scaled alike), then each channel's
+    distance below the largest, as a share of it, compressed above 0.7 (a share of 1 — a channel at
+    0 — comes out 0.85), as gamut-compression steps soften the most saturated colours and leave the
+    others as they are."""
+    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
+    toned = lin * (_reinhard(y) / y)
+    top = np.maximum(toned.max(axis=-1, keepdims=True), 1e-9)
+    d = (top - toned) / top
+    over = np.maximum(d - 0.7, 0.0)
+    d = np.minimum(d, 0.7) + over / (1.0 + over / 0.3)
+    return top * (1.0 - d)
+
+
+def _punchy(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A punchy look: the blacks crushed (0.015 taken off every channel, the rest stretched back to
+    1), saturation ×1.3 in linear light, then Reinhard's extended operator on each channel: the
+    darker a pixel, the more of its small channels the crush takes."""
+    crushed = np.maximum(lin - 0.015, 0.0) / (1.0 - 0.015)
+    return _reinhard(_linear_saturation(crushed, 1.3))
+
+
+#: the held-out ``looks`` family's grades (made after version 21 was chosen; kept unseen for the
+#: next version): a teal-and-orange split tone, a bleach bypass, a gamut compression of the most
+#: saturated colours and crushed blacks with a saturation boost; each after an exposure gain on
+#: scene-linear light
+LOOK_PIPELINES: dict[str, CameraPipeline] = {
+    "teal-orange": CameraPipeline(1.3, _teal_orange, jpeg=88),
+    "bleach-bypass": CameraPipeline(1.2, _bleach_bypass, noise=1.0),
+    "gamut-compress": CameraPipeline(1.5, _gamut_compress, sharpen=True),
+    "punchy": CameraPipeline(1.0, _punchy, noise=1.0, jpeg=92),
+}
+
+#: every pipeline by name: the camera, graded and looks families'
+PIPELINES: dict[str, CameraPipeline] = {**CAMERA_PIPELINES, **GRADED_PIPELINES, **LOOK_PIPELINES}
 
 
 def camera_colors(lin: NDArray[np.float64], pipeline: str) -> NDArray[np.float64]:
@@ -961,22 +1020,23 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                             "step": pipeline,
                         }
                     )
-        elif family == "graded":
+        elif family in GRADES:
             # each grade on a matte analytic body, a glossy microfacet one and a Mitsuba object
             # (plastic and diffuse in turn; none named as an analytic shape is, so that sample ids
-            # stay unique), lighting and backdrop by the seed
+            # stay unique), lighting and backdrop by the seed; each family its own strides
             from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS
 
-            out += _matte_and_glossy(base, h, GRADED_PIPELINES, "pipeline", MICROFACET_SETUPS, strides=(3, 5), shift=2)
-            for i, pipeline in enumerate(GRADED_PIPELINES):
-                material = ("plastic", "diffuse")[(h + i) % 2]
+            pipelines, strides, shift, spread = GRADES[family]
+            out += _matte_and_glossy(base, h, pipelines, "pipeline", MICROFACET_SETUPS, strides=strides, shift=shift)
+            for i, pipeline in enumerate(pipelines):
+                material = ("plastic", "diffuse")[(h + i + spread[0]) % 2]
                 objs = [k for k, v in OBJECTS.items() if v.material == material and k not in ANALYTIC_SHAPES]
                 out.append(
                     {
                         **base,
-                        "object": objs[(h // 3 + 2 * i) % len(objs)],
-                        "lighting": list(LIGHTINGS)[(h // 7 + 3 * i) % len(LIGHTINGS)],
-                        "background": list(BACKGROUNDS)[(h // 13 + i) % len(BACKGROUNDS)],
+                        "object": objs[(h // 3 + spread[1] * i) % len(objs)],
+                        "lighting": list(LIGHTINGS)[(h // 7 + spread[2] * i) % len(LIGHTINGS)],
+                        "background": list(BACKGROUNDS)[(h // 13 + i + spread[0]) % len(BACKGROUNDS)],
                         "pipeline": pipeline,
                         "material": "glossy" if material == "plastic" else "diffuse",
                         "step": pipeline,
@@ -1006,6 +1066,16 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                 f"unknown image family {family!r}; available: {', '.join((*FAMILIES, *HELD_OUT_FAMILIES))} or all"
             )
     return out
+
+
+#: the families of grades on scene-linear light — each on a matte analytic body, a glossy microfacet
+#: one and a Mitsuba object: (its pipelines, the strides and shift of :func:`_matte_and_glossy`, and
+#: the Mitsuba object's material offset, object stride and lighting stride); graded's as it was
+#: made and scored
+GRADES: dict[str, tuple[dict[str, CameraPipeline], tuple[int, int], int, tuple[int, int, int]]] = {
+    "graded": (GRADED_PIPELINES, (3, 5), 2, (0, 2, 3)),
+    "looks": (LOOK_PIPELINES, (2, 7), 3, (1, 3, 1)),
+}
 
 
 def _matte_and_glossy(
@@ -1090,10 +1160,10 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
     if family == "tonemapped":
         plain = _analytic(inputs["object"], rgb, ANALYTIC_SETUPS[inputs["setup"]][1], size, s)
         return process(plain, (inputs["operator"],), s)
-    if family in ("camera", "graded") and "setup" in inputs:
+    if family in ("camera", *GRADES) and "setup" in inputs:
         shading = (ANALYTIC_SETUPS if inputs["material"] == "diffuse" else MICROFACET_SETUPS)[inputs["setup"]][1]
         return _camera(inputs["object"], rgb, shading, inputs["pipeline"], size, s)
-    if family in ("rendered", "graded"):
+    if family in ("rendered", *GRADES):
         return _rendered(
             inputs["object"],
             rgb,
@@ -1133,6 +1203,7 @@ PLAIN: dict[str, str] = {
     "camera": "through the standard pipeline",
     "rendered": "as plain renders",
     "graded": "without the grade",
+    "looks": "without the look",
 }
 
 
