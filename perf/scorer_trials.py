@@ -5,10 +5,12 @@ gloss test, the veil's light) for the length of a run, then scores every image o
 families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``; ``rendered`` judged
 version 20 and ``graded`` version 21, each once, and are measured since) paired against the default,
 as ``scorer_study.py --paired`` does for the scorer's options.
-Version 20's curve test (the scorer's ``curve_turn``) came out of these trials; ``--version19``
-runs the default and the trials without it, as the trials before it were measured:
+Version 20's curve test (the scorer's ``curve_turn``) and version 21's darker-half test
+(``dark_fall``) came out of these trials; ``--version19`` runs the default and the trials without
+both, ``--version20`` without the second, as the trials before each were measured:
 
     python perf/scorer_trials.py --quick --version19 --trial mode --trial skew-switch-1.5
+    python perf/scorer_trials.py --quick --version20 --trial dark-fall-switch-90 --trial soft-veil-95
     python perf/scorer_trials.py --quick --system css3 --trial mode
     python perf/scorer_trials.py --list
     python perf/scorer_trials.py --quick --estimators   # q90, mode and median against the truth
@@ -74,8 +76,9 @@ def line_pixels(fit: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 #: what a line rule gets: the package's estimate (the quantile's value), the quantile, and the
-#: saturations, grey components and linear RGB of the pixels it was taken from (:func:`line_pixels`)
-LineRule = Callable[[float, float, np.ndarray, np.ndarray, np.ndarray], float]
+#: saturations, grey components and linear RGB of the pixels it was taken from (:func:`line_pixels`);
+#: it returns the saturation (None: no line)
+LineRule = Callable[[float, float, np.ndarray, np.ndarray, np.ndarray], float | None]
 
 
 def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | None = None) -> None:
@@ -379,6 +382,12 @@ def glossy_quantile(level: float) -> None:
     scoring.DIFFUSE_QUANTILE = level  # read at each call of ColorScorer.specular_steps
 
 
+#: the scorer options that give an earlier version's scores (``--version19``, ``--version20``)
+VERSION_OPTIONS: dict[str, dict[str, Any]] = {
+    "19": {"curve_turn": None, "dark_fall": None},
+    "20": {"dark_fall": None},
+}
+
 #: name → (what it changes, how)
 TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
     "mode": (
@@ -477,7 +486,7 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
         lambda: line_saturation(mode, glossy_only=False),
     ),
     "line-flat-0": (
-        "glossy line: no flat-patch range test (has_shading alone; without the curve test: run it with --version19)",
+        "glossy line: no flat-patch range test (has_shading alone; without the curve tests: run it with --version19)",
         lambda: line_saturation(lambda estimate, quantile, sat, grey, lin: estimate, flat=0.0),
     ),
     **{
@@ -620,14 +629,25 @@ def main() -> None:
     p.add_argument("--estimators", action="store_true", help="albedo-saturation estimates against the truth")
     p.add_argument("--white", action="store_true", help="the white on the Mitsuba plastic renders")
     p.add_argument("--flat-noise", action="store_true", help="flat noisy patches, the default and each --trial")
-    p.add_argument(
+    older = p.add_mutually_exclusive_group()
+    older.add_argument(
         "--version19",
         action="store_true",
-        help="version 19's scorer (no curve test: curve_turn None) under the default and every trial, as the "
-        "trials made before version 20 were measured",
+        help="version 19's scorer (no curve tests: curve_turn and dark_fall None) under the default and every "
+        "trial, as the trials made before version 20 were measured",
+    )
+    older.add_argument(
+        "--version20",
+        action="store_true",
+        help="version 20's scorer (no darker-half test: dark_fall None) under the default and every trial, as "
+        "the trials made before version 21 were measured",
     )
     args = p.parse_args()
-    options: dict[str, Any] = {"curve_turn": None} if args.version19 else {}
+    options: dict[str, Any] = {}
+    if args.version19:
+        options = dict(VERSION_OPTIONS["19"])
+    elif args.version20:
+        options = dict(VERSION_OPTIONS["20"])
     if args.list or not (args.trial or args.estimators or args.white or args.flat_noise):
         for name, (what, _) in TRIALS.items():
             print(f"{name:20s} {what}")
@@ -653,7 +673,7 @@ def main() -> None:
         return
     family = np.array([m["family"] for m in data[0]])
     default = run(args.system, None, data, options)
-    base = "version 19" if args.version19 else "the default"
+    base = "version 19" if args.version19 else "version 20" if args.version20 else "the default"
     for trial in args.trial:
         print(f"\n{trial}: {TRIALS[trial][0]} — paired against {base} ({args.system}, exact masks)")
         variant = run(args.system, trial, data, options)

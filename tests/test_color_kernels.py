@@ -651,6 +651,26 @@ def _curved_surfaces(rng):
             yield color.linear_to_srgb8(lin)
 
 
+def _hueless_surfaces(rng):
+    """N×3 8-bit shaded surfaces whose albedo has two equal channels, through Reinhard's curve on
+    each channel: the hue cannot turn, the darker half grows more saturated (version 21's test
+    fires on most); one of each size also with a veil, and one with half its pixels tied at the
+    bottom (the darker half empty) — up to 30,000 pixels, where the test reads every k-th."""
+    for n in (_kernels.KERNEL_FROM, 800, 3000, 30000):
+        for _ in range(4):
+            a, b = rng.uniform(0.3, 0.9), rng.uniform(0.02, 0.2)
+            albedo = rng.permutation(np.array([a, b, b]))
+            shade = rng.uniform(0.1, 1.0, n)[:, None]
+            lin = rng.uniform(1.0, 2.0) * shade * albedo
+            yield color.linear_to_srgb8(
+                lin * (1 + lin / 16) / (1 + lin) + rng.normal(0, rng.choice([0.0, 0.001]), lin.shape)
+            )
+        yield color.linear_to_srgb8(rng.uniform(0.1, 1.0, (n, 1)) * np.array([0.5, 0.1, 0.1]) + 0.02)
+        tied = np.full((n, 3), (200, 40, 40), dtype=np.uint8)
+        tied[n // 2 :] = color.linear_to_srgb8(rng.uniform(0.6, 1.0, (n - n // 2, 1)) * np.array([0.9, 0.1, 0.1]))
+        yield tied
+
+
 def test_gloss_and_shading_kernels_decide_as_the_numpy_steps(monkeypatch):
     # looks_glossy and has_shading run as one kernel each from KERNEL_FROM pixels; their dot
     # products are plain loops (NumPy's are BLAS calls, CPU-dependent in the last place), so the
@@ -716,7 +736,7 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
     from huebench.color import reflectance
 
     rng = np.random.default_rng(25)
-    cases = list(_glossy_surfaces(rng)) + list(_curved_surfaces(rng))
+    cases = list(_glossy_surfaces(rng)) + list(_curved_surfaces(rng)) + list(_hueless_surfaces(rng))
 
     def run():
         out = []
@@ -726,10 +746,13 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
             out.append((fit.grey, fit.perp, fit.use, est))
             curve = reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05, curve_turn=0.5)
             out.append((fit.grey, fit.perp, fit.use, curve))
+            dark = reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05, dark_fall=-0.9)
+            out.append((fit.grey, fit.perp, fit.use, dark))
             for keep in (False, True):
                 out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, keep_clipped=keep))
                 out.append(reflectance.diffuse_line_reconstruction(px, saturation=0.8, keep_clipped=keep))
             out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, curve_turn=0.5))
+            out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, curve_turn=0.5, dark_fall=-0.9))
         return out
 
     compiled = run()
@@ -741,9 +764,11 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
         else:
             assert np.array_equal(got, want)
     assert sum(g[3] is not None for g in compiled if isinstance(g, tuple)) >= 10
-    # the curve test moved the estimate on some surfaces (pairs: without it, with it)
+    # the curve test moved the estimate on some surfaces, and the darker-half test on others
+    # (triples: neither, curve_turn, dark_fall)
     estimates = [g[3] for g in compiled if isinstance(g, tuple)]
-    assert sum(a != b for a, b in zip(estimates[::2], estimates[1::2], strict=True)) >= 5
+    assert sum(a != b for a, b in zip(estimates[::3], estimates[1::3], strict=True)) >= 5
+    assert sum(a != b for a, b in zip(estimates[::3], estimates[2::3], strict=True)) >= 5
 
 
 def test_within_and_nearer_is_delta_e_compiled():
@@ -763,12 +788,13 @@ def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
     from huebench.color import reflectance
 
     rng = np.random.default_rng(27)
-    cases = list(_glossy_surfaces(rng)) + list(_curved_surfaces(rng))
+    cases = list(_glossy_surfaces(rng)) + list(_curved_surfaces(rng)) + list(_hueless_surfaces(rng))
     settings = [
         {"floor": True, "quantile": 0.9},
         {"floor": True, "quantile": 0.5, "keep_clipped": True},
         {"floor": False, "quantile": 0.9, "min_saturation": 0.3},
         {"floor": True, "quantile": 0.75, "max_floor": None, "floor_min_saturation": 0.1},
+        {"floor": True, "quantile": 0.9, "dark_fall": -0.9, "curve_spread": None, "max_removed_white": None},
         {"floor": True, "quantile": 0.9, "curve_turn": 0.5, "curve_spread": None, "max_removed_white": None},
     ]
     calls = []
@@ -787,8 +813,13 @@ def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
     # the curve test changed the line on some of the curved surfaces (the same setting without it),
     # in the kernel as in NumPy (compared above)
     curved = len(list(_curved_surfaces(np.random.default_rng(0))))
-    without = [reflectance.dichromatic_steps(px, **{**settings[-1], "curve_turn": None}) for px in cases[-curved:]]
-    assert sum(not np.array_equal(row[-1], w) for row, w in zip(compiled[-curved:], without, strict=True)) >= 5
+    hueless = len(list(_hueless_surfaces(np.random.default_rng(0))))
+    at = slice(len(cases) - hueless - curved, len(cases) - hueless)
+    without = [reflectance.dichromatic_steps(px, **{**settings[-1], "curve_turn": None}) for px in cases[at]]
+    assert sum(not np.array_equal(row[-1], w) for row, w in zip(compiled[at], without, strict=True)) >= 5
+    # and the darker-half test on the surfaces whose hue cannot turn
+    without = [reflectance.dichromatic_steps(px, **{**settings[-2], "dark_fall": None}) for px in cases[-hueless:]]
+    assert sum(not np.array_equal(row[-2], w) for row, w in zip(compiled[-hueless:], without, strict=True)) >= 5
 
 
 def test_edge_near_surroundings_kernel_is_the_numpy_steps(monkeypatch):

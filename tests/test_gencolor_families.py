@@ -681,7 +681,7 @@ def test_a_curve_that_turns_no_hue_is_read_near_the_lit_face_since_version_21():
     for color, setup in (("Pink", "oren-nayar-phong"), ("Yellowish green", "ward-sharp")):
         now, before, truth_l = _tonemapped_now_and_before(color, setup, "reinhard", dark_fall=None)
         assert now.passed and not before.passed, color
-        assert abs(now.dominant_lab[0] - truth_l) < abs(before.dominant_lab[0] - truth_l) - 2, color
+        assert abs(now.dominant_lab[0] - truth_l) < 2 < abs(before.dominant_lab[0] - truth_l), color
         assert now.delta_chroma < before.delta_chroma - 0.9, color
 
 

@@ -1036,8 +1036,9 @@ if AVAILABLE:
         )
         if not curve and not np.isnan(dark_fall) and s.shape[0] >= 20:
             dark = np.nonzero(g < _median(g))[0]
-            dark = dark[:: (dark.shape[0] + dark_pixels - 1) // dark_pixels]  # every k-th: at most dark_pixels
-            curve = _rank_correlation(s[dark], g[dark]) < dark_fall
+            if dark.shape[0] >= 10:  # ties at the bottom can leave the darker half (nearly) empty
+                dark = dark[:: (dark.shape[0] + dark_pixels - 1) // dark_pixels]  # every k-th: at most dark_pixels
+                curve = _rank_correlation(s[dark], g[dark]) < dark_fall
         if curve:
             s = s[g >= _quantile(g, lit_from)]
         return _quantile(s, q)
@@ -1857,12 +1858,12 @@ def fit_saturation(
     curve_turn: float | None,
     curve_fall: float,
     curve_lit_from: float,
-    dark_fall: float | None = None,
-    dark_pixels: int = 4096,
+    dark_fall: float | None,
+    dark_pixels: int,
 ) -> float | None:
     """reflectance._saturation_from_fit on a fit's arrays (at least 20 usable pixels; ``lin``: the
     sample's linear RGB; ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half
-    test)."""
+    test, which reads at most ``dark_pixels`` of the half)."""
     turn = math.nan if curve_turn is None else float(curve_turn)
     out = float(
         _fit_saturation(
@@ -1933,8 +1934,8 @@ def dichromatic_steps(
     curve_turn: float | None,
     curve_fall: float,
     curve_lit_from: float,
-    dark_fall: float | None = None,
-    dark_pixels: int = 4096,
+    dark_fall: float | None,
+    dark_pixels: int,
 ) -> NDArray[np.uint8]:
     """reflectance.dichromatic_steps on N×3 8-bit pixels, every one of them in the fits' sample;
     ``table`` decodes 8-bit values, ``encoder`` is (thresholds, bins, bin count) of the encoding;

@@ -1011,11 +1011,14 @@ def darker_half_falls(grey: NDArray[np.float64], sat: NDArray[np.float64], *, fa
     """Does the saturation ``sat`` of a surface's darker half (grey components ``grey`` below their
     median) fall with brightness — a :func:`rank_correlation` below ``fall``, as a compressive curve
     makes it and neither reflected white nor one albedo does (:data:`CURVE_DARK_FALL`; over at most
-    :data:`DARK_FALL_PIXELS` of the darker half, evenly strided)? False for fewer than 20 pixels."""
+    :data:`DARK_FALL_PIXELS` of the darker half, evenly strided)? False for fewer than 20 pixels or
+    fewer than 10 below the median (ties at the bottom)."""
     grey, sat = np.asarray(grey, dtype=np.float64), np.asarray(sat, dtype=np.float64)
     if len(grey) < 20:
         return False
     dark = np.flatnonzero(grey < stats.median(grey))
+    if len(dark) < 10:  # ties at the bottom can leave the darker half (nearly) empty
+        return False
     dark = dark[:: -(-len(dark) // DARK_FALL_PIXELS)]  # every k-th: at most DARK_FALL_PIXELS
     return rank_correlation(sat[dark], grey[dark]) < fall
 
