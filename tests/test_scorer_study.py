@@ -269,16 +269,8 @@ def test_studies_leave_out_the_families_kept_unseen(study, monkeypatch):
 
     assert UNSEEN_FAMILIES == ("looks",) and "looks" in HELD_OUT_FAMILIES
     # every other held-out family is measured (rendered and graded judged a version each: spent)
-    assert study.study_families() == [
-        "all",
-        "recolored",
-        "microfacet",
-        "illustrated",
-        "stylized",
-        "tonemapped",
-        "camera",
-        "rendered",
-        "graded",
-    ]
+    families = study.study_families()
+    assert families[0] == "all" and "looks" not in families and {"rendered", "graded"} <= set(families)
+    assert len(families) == len(HELD_OUT_FAMILIES) == 9  # "all" in the place of the one unseen family
     monkeypatch.setattr("huebench.benchmarks.gencolor.families.UNSEEN_FAMILIES", ("graded", "looks"))
     assert "graded" not in study.study_families() and "rendered" in study.study_families()
