@@ -49,12 +49,9 @@ def main() -> None:
     except (json.JSONDecodeError, TypeError, HuebenchError) as e:
         ap.error(f"--against must be a JSON object of ColorScorer options: {e}")
     study = argparse.Namespace(system="iscc-nbs-l2", quick=True, cache=args.cache, size=None, spp=None)
-    sets = {"the five families": scorer_study.build("iscc-nbs-l2", True, scorer_study.cache_path(study, "all"))}
+    sets = {"the five families": scorer_study.every_family_images(study, ["all"])}
     if args.family:
-        parts = [
-            scorer_study.build("iscc-nbs-l2", True, scorer_study.cache_path(study, f), family=f) for f in args.family
-        ]
-        sets[" + ".join(args.family)] = tuple([x for part in parts for x in part[k]] for k in range(3))
+        sets[" + ".join(args.family)] = scorer_study.every_family_images(study, args.family)
     image, mask, target = _one_megapixel_object()
     try:
         import numba

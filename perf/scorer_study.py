@@ -768,13 +768,15 @@ def study_families() -> list[str]:
     return ["all", *(f for f in HELD_OUT_FAMILIES if f not in UNSEEN_FAMILIES)]
 
 
-def every_family_images(args: argparse.Namespace) -> tuple[list[Any], list[np.ndarray], list[np.ndarray]]:
-    """Every image of the tuning families and the held-out ones but those kept unseen
-    (:func:`study_families`), each family set cached apart: (meta, images, exact masks), in that
-    order."""
+def every_family_images(
+    args: argparse.Namespace, families: list[str] | None = None
+) -> tuple[list[Any], list[np.ndarray], list[np.ndarray]]:
+    """Every image of ``families`` (``--family`` values; None: the tuning families and the held-out
+    ones but those kept unseen, :func:`study_families`), each family set cached apart: (meta,
+    images, exact masks), in that order."""
     parts = [
         build(args.system, args.quick, cache_path(args, f), family=f, size=args.size, spp=args.spp)
-        for f in study_families()
+        for f in (study_families() if families is None else families)
     ]
     meta, imgs, masks = ([x for part in parts for x in part[k]] for k in range(3))
     return meta, imgs, masks

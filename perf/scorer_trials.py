@@ -659,12 +659,8 @@ def main() -> None:
     paired = bool(args.trial) and not args.flat_noise  # with --flat-noise the trials are the patches'
     if not (args.estimators or args.white or paired):
         return
-    families = scorer_study.study_families()
     study_args = argparse.Namespace(system=args.system, quick=args.quick, cache=args.cache, size=None, spp=None)
-    parts = [
-        scorer_study.build(args.system, args.quick, scorer_study.cache_path(study_args, f), family=f) for f in families
-    ]
-    data = tuple([x for part in parts for x in part[k]] for k in range(3))
+    data = scorer_study.every_family_images(study_args)
     if args.estimators:
         estimators(args.system, data, options)
     if args.white:

@@ -637,11 +637,18 @@ def _lottes(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return x**a / (x**ad * b + c)
 
 
+def _toned_luminance(lin: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Linear RGB's luminance (at least 1e-9, as an N×1 column) and Reinhard's extended operator
+    (white 4) on it: the scale a luminance tone curve puts on every channel is their ratio."""
+    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
+    return y, _reinhard(y)
+
+
 def _luminance_reinhard(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """Reinhard's extended operator (white 4) on luminance, every channel scaled alike (hue and
     linear saturation kept; :func:`camera_colors` clips a channel above 1)."""
-    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
-    return lin * (_reinhard(y) / y)
+    y, toned = _toned_luminance(lin)
+    return lin * (toned / y)
 
 
 def _log_sigmoid_inset(lin: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -708,8 +715,7 @@ def _path_to_white(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """Reinhard's extended operator (white 4) on luminance, every channel scaled alike, then the
     bright tones blended towards their grey (a share (Y′ − 0.5) / 0.5 from display luminance Y′ 0.5
     up): saturation falls towards white as renderers' highlight desaturation does, hue kept."""
-    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
-    toned = _reinhard(y)
+    y, toned = _toned_luminance(lin)
     out = lin * (toned / y)
     share = np.clip((toned - 0.5) / 0.5, 0.0, 1.0)
     return out + share * (toned - out)
@@ -757,8 +763,7 @@ def _teal_orange(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     towards teal and the highlights towards orange (multipliers blended by display luminance from
     0.15 to 0.65), as generators' cinematic looks grade: the tint, and so the hue, moves with
     brightness."""
-    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
-    toned = _reinhard(y)
+    y, toned = _toned_luminance(lin)
     w = np.clip((toned - 0.15) / 0.5, 0.0, 1.0)
     w = w * w * (3.0 - 2.0 * w)
     tint = (1.0 - w) * np.array([0.85, 1.02, 1.12]) + w * np.array([1.12, 1.0, 0.85])
@@ -777,8 +782,7 @@ def _gamut_compress(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     distance below the largest, as a share of it, compressed above 0.7 (a share of 1 — a channel at
     0 — comes out 0.85), as gamut-compression steps soften the most saturated colours and leave the
     others as they are."""
-    y = np.maximum(lin @ _LUMA, 1e-9)[..., None]
-    toned = lin * (_reinhard(y) / y)
+    toned = _luminance_reinhard(lin)
     top = np.maximum(toned.max(axis=-1, keepdims=True), 1e-9)
     d = (top - toned) / top
     over = np.maximum(d - 0.7, 0.0)
