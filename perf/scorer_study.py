@@ -207,6 +207,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "curve_rank": {f"{v}": {"curve_rank": v} for v in (0.9, 0.95, 0.97, 0.99)},
     "curve_turn": {f"{v}": {"curve_turn": v} for v in (None, 0.3, 0.5, 1.0)},
     "dark_fall": {f"{v}": {"dark_fall": v} for v in (None, -0.95, -0.9, -0.85)},
+    "veil_floor_errors": {f"{v}": {"veil_floor_errors": v} for v in (None, 1.0, 2.0, 3.0)},
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},

@@ -6,11 +6,13 @@ families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``; ``ren
 version 20 and ``graded`` version 21, each once, and are measured since) paired against the default,
 as ``scorer_study.py --paired`` does for the scorer's options.
 Version 20's curve test (the scorer's ``curve_turn``) and version 21's darker-half test
-(``dark_fall``) came out of these trials; ``--version19`` runs the default and the trials without
-both, ``--version20`` without the second, as the trials before each were measured:
+(``dark_fall``) and version 22's darker-pixel floor on the veil (``veil_floor_errors``) came out of
+these trials; ``--version19`` runs the default and the trials without the three, ``--version20``
+without the last two, ``--version21`` without the last, as the trials before each were measured:
 
     python perf/scorer_trials.py --quick --version19 --trial mode --trial skew-switch-1.5
     python perf/scorer_trials.py --quick --version20 --trial dark-fall-switch-90 --trial soft-veil-95
+    python perf/scorer_trials.py --quick --version21 --trial darker-floor-veil-se2 --trial matte-bright-50
     python perf/scorer_trials.py --quick --system css3 --trial mode
     python perf/scorer_trials.py --list
     python perf/scorer_trials.py --quick --estimators   # q90, mode and median against the truth
@@ -378,14 +380,95 @@ def dark_fall_switch(fall: float, share: float = 0.7) -> LineRule:
     return rule
 
 
+def chroma_top(share: float, level: float = 0.5) -> LineRule:
+    """The ``level`` quantile of the saturations of the ``share`` of pixels farthest from the grey
+    axis (saturation × grey component: linear chroma), at least 10 of them."""
+
+    def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
+        chroma = sat * grey
+        top = chroma >= np.quantile(chroma, 1.0 - share)
+        return float(np.quantile(sat[top], level)) if top.sum() >= 10 else estimate
+
+    return rule
+
+
+def curve_tests_fire(sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> bool:
+    """Do the package's curve tests (version 20's hue turn, version 21's darker half, at their
+    defaults) fire on these line pixels?"""
+    return reflectance.shows_channel_curve(
+        lin, grey, sat, turn=reflectance.CURVE_HUE_TURN
+    ) or reflectance.darker_half_falls(grey, sat, fall=reflectance.CURVE_DARK_FALL)
+
+
+def curved_chroma_top(share: float) -> LineRule:
+    """:func:`chroma_top`'s q90 where the package's curve tests fire on the line's pixels (the
+    default's ``curve_turn`` and ``dark_fall``), else the package's estimate."""
+    top = chroma_top(share, 0.9)
+
+    def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
+        return top(estimate, quantile, sat, grey, lin) if curve_tests_fire(sat, grey, lin) else estimate
+
+    return rule
+
+
+def raw_bound_where_curved() -> None:
+    """The bound on invented chroma counted from the pixels before the veil comes off (as without a
+    veil) where those pixels show a curve on each channel (version 20's and 21's tests on the
+    line's pixels): a curve makes the veil's gain in chroma doubtful."""
+    remove, p99 = scoring.remove_specular, scoring._chroma_p99
+    after: dict[int, Any] = {}
+
+    def removing(px8: np.ndarray, method: str = "fitted-floor", **kwargs: Any) -> np.ndarray:
+        out = remove(px8, method=method, **kwargs)
+        if method == "fresnel-veil":
+            fit = reflectance.DichromaticFit(px8)
+            if fit.fits(0.15) and curve_tests_fire(*fit.line_pixels()):
+                after.clear()
+                after[id(out)] = px8
+        return out
+
+    def bound(px8: np.ndarray, light: Any) -> float:
+        raw = after.pop(id(px8), None)
+        return p99(px8 if raw is None else raw, light)
+
+    scoring.remove_specular = removing
+    scoring._chroma_p99 = bound
+
+
+def darker_floor_veil_se(share: float, k: float) -> None:
+    """The veil as the darker ``share`` of the interior's pixels allow it, ``k`` standard errors of
+    their floor (version 22's rule, ``reflectance.veil_within_floor``, at any share and ``k``)."""
+
+    def rule(found: Any, image: np.ndarray, mask: np.ndarray, fresnel: float) -> Any:
+        return reflectance.veil_within_floor(found, reflectance.darker_floor(image, mask, share=share), k)
+
+    veil_rule(rule)
+
+
+def darker_floor_veil(share: float) -> None:
+    """The veil no larger than the floor the darker ``share`` of the interior's pixels show
+    (``reflectance.darker_floor``, its standard error unused); none where that floor is not
+    positive."""
+
+    def rule(found: Any, image: np.ndarray, mask: np.ndarray, fresnel: float) -> Any:
+        fitted = reflectance.darker_floor(image, mask, share=share)
+        if fitted is None:
+            return found
+        return None if fitted[0] <= 0 else np.minimum(found, fitted[0])
+
+    veil_rule(rule)
+
+
 def glossy_quantile(level: float) -> None:
     scoring.DIFFUSE_QUANTILE = level  # read at each call of ColorScorer.specular_steps
 
 
-#: the scorer options that give an earlier version's scores (``--version19``, ``--version20``)
+#: the scorer options that give an earlier version's scores (``--version19``, ``--version20``,
+#: ``--version21``)
 VERSION_OPTIONS: dict[str, dict[str, Any]] = {
-    "19": {"curve_turn": None, "dark_fall": None},
-    "20": {"dark_fall": None},
+    "19": {"curve_turn": None, "dark_fall": None, "veil_floor_errors": None},
+    "20": {"dark_fall": None, "veil_floor_errors": None},
+    "21": {"veil_floor_errors": None},
 }
 
 #: name → (what it changes, how)
@@ -481,6 +564,67 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
         "veil: none where the object's pixels show a curve on each channel (hue turn > 0.5°, rank < -0.9)",
         lambda: curve_keeps_veil(0.5),
     ),
+    **{
+        f"matte-bright-{round(100 * share)}": (
+            f"matte line: the median over the pixels from the {share:g} quantile of brightness up, everywhere",
+            lambda share=share: line_saturation(brighter_quantile(share), glossy_only=False),
+        )
+        for share in (0.5, 0.7)
+    },
+    **{
+        f"matte-dark-fall-{round(-100 * fall)}": (
+            f"matte line: the median from the 0.7 quantile of brightness up where the darker half's saturation "
+            f"falls with brightness (rank correlation below {fall:g})",
+            lambda fall=fall: line_saturation(dark_fall_switch(fall), glossy_only=False),
+        )
+        for fall in (-0.9, -0.8, -0.7, -0.6)
+    },
+    **{
+        f"matte-fall-{round(-100 * fall)}-from-{round(100 * share)}": (
+            f"matte line: the median from the {share:g} quantile of brightness up where saturation's rank "
+            f"correlation with brightness is below {fall:g}",
+            lambda fall=fall, share=share: line_saturation(curve_switch(share, fall, None), glossy_only=False),
+        )
+        for fall, share in ((-0.5, 0.5), (-0.7, 0.5), (-0.8, 0.5), (-0.7, 0.7))
+    },
+    **{
+        f"matte-chroma-top-{round(100 * share)}": (
+            f"matte line: the median saturation of the {share:g} of its pixels farthest from grey (linear chroma: "
+            "the lit face, where a curve's toe and shoulder meet; no curve: one albedo, one saturation)",
+            lambda share=share: line_saturation(chroma_top(share), glossy_only=False),
+        )
+        for share in (0.05, 0.1, 0.2)
+    },
+    **{
+        f"curved-chroma-top-{round(100 * share)}": (
+            f"glossy line: where the curve tests fire (version 20's hue turn, version 21's darker half), q90 of the "
+            f"{share:g} of its pixels farthest from grey (the lit face) instead of q90 from the 0.7 quantile of brightness up",
+            lambda share=share: line_saturation(curved_chroma_top(share)),
+        )
+        for share in (0.1, 0.2, 0.3)
+    },
+    "curved-raw-bound": (
+        "chroma bound: counted from the pixels as they are, not with the veil removed, where they show a curve "
+        "(the glossy line's curve tests on them)",
+        lambda: raw_bound_where_curved(),
+    ),
+    **{
+        f"darker-floor-veil{'-' + str(round(100 * share)) if share != 0.5 else ''}": (
+            f"veil: at most the white floor a line fit finds on the darker {share:g} of the object's interior "
+            "(pixels = shading × albedo + veil: the veil is the line's intercept; where no highlight reaches)",
+            lambda share=share: darker_floor_veil(share),
+        )
+        for share in (0.5, 0.7)
+    },
+    **{
+        f"darker-floor-veil-se{k}": (
+            f"veil: cut to the darker 0.7 of the interior's white floor (at least 0) where it lies more than {k} standard "
+            f"errors above that floor; kept where the floor is more than {k} below 0 (the darker pixels more saturated "
+            "than one albedo and a veil make them: the fit says nothing)",
+            lambda k=k: darker_floor_veil_se(0.7, k),
+        )
+        for k in (1, 2, 3)
+    },
     "matte-mode": (
         "matte line: the half-sample mode instead of the median",
         lambda: line_saturation(mode, glossy_only=False),
@@ -642,12 +786,15 @@ def main() -> None:
         help="version 20's scorer (no darker-half test: dark_fall None) under the default and every trial, as "
         "the trials made before version 21 were measured",
     )
+    older.add_argument(
+        "--version21",
+        action="store_true",
+        help="version 21's scorer (no darker-pixel floor on the veil: veil_floor_errors None) under the default "
+        "and every trial, as the trials made before version 22 were measured",
+    )
     args = p.parse_args()
-    options: dict[str, Any] = {}
-    if args.version19:
-        options = dict(VERSION_OPTIONS["19"])
-    elif args.version20:
-        options = dict(VERSION_OPTIONS["20"])
+    older_version = next((v for v in VERSION_OPTIONS if getattr(args, f"version{v}")), None)
+    options = dict(VERSION_OPTIONS[older_version]) if older_version else {}
     if args.list or not (args.trial or args.estimators or args.white or args.flat_noise):
         for name, (what, _) in TRIALS.items():
             print(f"{name:20s} {what}")
@@ -669,7 +816,7 @@ def main() -> None:
         return
     family = np.array([m["family"] for m in data[0]])
     default = run(args.system, None, data, options)
-    base = "version 19" if args.version19 else "version 20" if args.version20 else "the default"
+    base = f"version {older_version}" if older_version else "the default"
     for trial in args.trial:
         print(f"\n{trial}: {TRIALS[trial][0]} — paired against {base} ({args.system}, exact masks)")
         variant = run(args.system, trial, data, options)

@@ -221,6 +221,91 @@ def test_the_scorer_refuses_a_veil_the_pixels_cannot_carry():
         ColorScorer("css3", veil_quantile=0.0)
 
 
+def _shaded_patch(colour_of_shading, seed=0):
+    """A 48×48 image whose 40×40 square mask holds pixels of random shading in [0.15, 1]
+    (``colour_of_shading``: shading values → linear RGB rows)."""
+    rng = np.random.default_rng(seed)
+    img = np.full((48, 48, 3), 128, dtype=np.uint8)
+    mask = np.zeros((48, 48), dtype=bool)
+    mask[4:44, 4:44] = True
+    img[mask] = linear_to_srgb8(np.clip(colour_of_shading(rng.uniform(0.15, 1.0, int(mask.sum()))), 0, 1))
+    return img, mask
+
+
+def test_the_darker_pixels_floor_is_the_veil_they_carry():
+    """Pixels of one albedo under one veil, shading × albedo + veil, lie on a line of grey
+    component against distance from grey whose intercept is the veil (version 22): recovered from
+    the darker 0.7 of the interior to within 8-bit rounding, with a small standard error."""
+    albedo = srgb_to_linear(np.array(RED) / 255.0)
+    for veil in (0.0, 0.005, 0.02):
+        img, mask = _shaded_patch(lambda s, veil=veil: s[:, None] * albedo + veil)
+        floor, se = rf.darker_floor(img, mask)
+        assert floor == pytest.approx(veil, abs=5e-4) and 0 < se < 2e-4
+    # a curve on each channel (Reinhard's, gain 4) makes the darker pixels more saturated than any
+    # veil leaves them: the intercept falls far below 0
+    img, mask = _shaded_patch(lambda s: 4 * s[:, None] * albedo / (1 + 4 * s[:, None] * albedo))
+    floor, se = rf.darker_floor(img, mask)
+    assert floor < -0.03 and floor < -rf.VEIL_FLOOR_ERRORS * se
+    flat, fmask = _shaded_patch(lambda s: np.tile(0.8 * albedo, (len(s), 1)))
+    assert rf.darker_floor(flat, fmask) is None  # no brightness range to fit
+    small = np.zeros((48, 48), dtype=bool)
+    small[20:26, 20:26] = True  # 36 pixels, none more than two in
+    assert rf.darker_floor(img, small) is None
+    # depth given by the caller: the same fit
+    assert rf.darker_floor(img, mask, depth=rf.mask_depth(mask)) == rf.darker_floor(img, mask)
+
+
+def test_a_veil_above_the_darker_pixels_floor_is_cut_or_refused():
+    # kept within 2 standard errors of the floor, or where the floor says nothing (far below 0, or
+    # none); else cut to a positive floor, refused at a floor of 0 or less; per channel alike
+    assert rf.veil_within_floor(0.03, None) == 0.03
+    assert rf.veil_within_floor(0.03, (0.029, 0.001)) == 0.03
+    assert rf.veil_within_floor(0.03, (0.01, 0.001)) == 0.01
+    assert rf.veil_within_floor(0.03, (0.0005, 0.001)) == 0.0005
+    assert rf.veil_within_floor(0.03, (-0.001, 0.001)) is None
+    assert rf.veil_within_floor(0.03, (-0.0025, 0.001)) == 0.03  # 2.5 errors below 0: says nothing
+    assert rf.veil_within_floor(0.03, (-0.0025, 0.001), errors=3.0) is None
+    cut = rf.veil_within_floor(np.array([0.03, 0.03, 0.02]), (0.025, 0.001))
+    assert cut == pytest.approx([0.025, 0.025, 0.02])
+    # a glossy sphere mirroring its backdrop keeps F0 × the backdrop: its darker pixels (the
+    # Fresnel rim among them) show more; a dark matte sphere on a bright backdrop, forced glossy,
+    # shows a floor of 0.002, not the 0.036 that F0 × the backdrop would take off
+    glossy, mask, _ = _environment_sphere(RED, glossy=True)
+    found = rf.specular_veil(glossy, mask, per_channel=False)
+    assert (
+        rf.specular_veil(glossy, mask, per_channel=False, floor_errors=2.0) == found == pytest.approx(0.024, rel=0.01)
+    )
+    matte, mmask, _ = _environment_sphere((110, 50, 35), glossy=False, background=0.9)
+    args = {"glossy": True, "rim_ratio": None, "per_channel": False}
+    assert rf.specular_veil(matte, mmask, **args) == pytest.approx(0.036, rel=0.01)
+    assert rf.specular_veil(matte, mmask, **args, floor_errors=2.0) == pytest.approx(0.0018, abs=5e-4)
+
+
+def test_the_scorer_takes_no_more_veil_than_the_darker_pixels_show():
+    """A glossy GGX body of reddish brown before a light backdrop (the held-out microfacet family):
+    F0 × the backdrop, 0.016, is twice what its darker pixels carry, and taking it off reads the
+    body 7.6 too saturated; version 22 takes the 0.0086 they show and passes (ΔE00 0.8)."""
+    from huebench.benchmarks.gencolor.diagnostic import Diagnostic
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+
+    bench = Diagnostic(system="iscc-nbs-l2", quick=True, family="microfacet")
+    sample = next(
+        s for s in bench.samples() if s.id == "microfacet/rounded-box/Reddish brown/ggx-mid-env-light-backdrop"
+    )
+    known = bench.known_image(sample)
+    now = ColorScorer("iscc-nbs-l2").score_image(known.image, "Reddish brown", mask=known.mask)[0]
+    before = ColorScorer("iscc-nbs-l2", veil_floor_errors=None).score_image(
+        known.image, "Reddish brown", mask=known.mask
+    )[0]
+    assert before.veil == pytest.approx(0.0161, abs=5e-4) and not before.passed and before.delta_chroma > 7
+    assert now.veil == pytest.approx(0.0086, abs=5e-4) and now.passed and now.delta_e00 < 1
+    assert ColorScorer("css3").config()["veil_floor_errors"] == rf.VEIL_FLOOR_ERRORS == 2.0
+    assert ColorScorer("css3", veil_floor_errors=None).config()["veil_floor_errors"] is None
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(HuebenchError, match="veil_floor_errors must be"):
+            ColorScorer("css3", veil_floor_errors=bad)
+
+
 @pytest.mark.parametrize(("backdrop", "tinted_fails"), [((40, 70, 200), True), ((230, 120, 30), False)])
 def test_a_glossy_surface_on_a_coloured_backdrop_keeps_its_colour(backdrop, tinted_fails):
     """The face of a glossy object mirrors what lies behind the camera, not the backdrop behind

@@ -24,6 +24,8 @@ def trials(monkeypatch):
         (reflectance, "_saturation_from_fit"),
         (reflectance, "surround_radiance"),
         (scoring, "specular_veil"),
+        (scoring, "remove_specular"),
+        (scoring, "_chroma_p99"),
         (scoring.ColorScorer, "looks_glossy"),
         (scoring, "DIFFUSE_QUANTILE"),
     ):
@@ -220,3 +222,57 @@ def test_the_soft_veil_trial_takes_a_veil_off_a_matte_called_body_with_a_fresnel
     assert veil == pytest.approx(reflectance.F0_DIELECTRIC * trials.lit_light(img, mask, 1.0))
     plain, plain_mask = disc(0.0)  # no rim: still none
     assert scoring.specular_veil(plain, plain_mask, glossy=False) is None
+
+
+def curved_body(n: int = 3000, seed: int = 7) -> np.ndarray:
+    """An orange albedo under shading 0.1–1 through Reinhard's curve on each channel (gain 4): the
+    darker pixels more saturated, the brighter ones compressed."""
+    rng = np.random.default_rng(seed)
+    lin = 4 * rng.uniform(0.1, 1.0, (n, 1)) * np.array([0.7, 0.25, 0.1])
+    return linear_to_srgb8(lin / (1 + lin))
+
+
+def test_the_matte_trials_move_the_matte_line_only(trials):
+    # the matte line (the median) reads the brighter or the most chromatic pixels of a curved body,
+    # which are less saturated than its median; the glossy line (0.9) is the package's
+    px = curved_body()
+    before = {q: reflectance.albedo_saturation(px, quantile=q) for q in (0.5, 0.9)}
+    trials.TRIALS["matte-bright-50"][1]()
+    assert reflectance.albedo_saturation(px, quantile=0.5) < 0.97 * before[0.5]
+    assert reflectance.albedo_saturation(px, quantile=0.9) == before[0.9]
+    sat = np.array([1.0, 2.0, 3.0] * 10)
+    grey = np.array([0.3, 0.2, 0.1] * 10)  # chroma 0.3, 0.4, 0.3: the middle one is the top third
+    assert trials.chroma_top(1 / 3)(0.0, 0.5, sat, grey, grey) == 2.0
+    assert trials.chroma_top(1 / 3)(9.0, 0.5, sat[:6], grey[:6], grey[:6]) == 9.0  # fewer than 10: the estimate
+
+
+def test_the_darker_floor_trials_cut_a_veil_the_darker_pixels_do_not_show(trials):
+    # a dark matte body on a bright backdrop, forced glossy: F0 × the backdrop (0.036) is far above
+    # the floor its darker pixels show; every darker-floor trial cuts it there (version 22's rule
+    # at k = 2 is the package's)
+    from tests.test_color_reflectance import _environment_sphere
+
+    img, mask, _ = _environment_sphere((110, 50, 35), glossy=False, background=0.9)
+    args = {"glossy": True, "rim_ratio": None, "per_channel": False}
+    assert scoring.specular_veil(img, mask, **args) == pytest.approx(0.036, rel=0.01)
+    floor = reflectance.darker_floor(img, mask)
+    assert floor is not None and 0 < floor[0] < 0.003
+    trials.TRIALS["darker-floor-veil-se2"][1]()
+    assert scoring.specular_veil(img, mask, **args) == pytest.approx(floor[0])
+    trials.TRIALS["darker-floor-veil"][1]()  # composes: the floor of the darker half is no higher
+    assert scoring.specular_veil(img, mask, **args) <= floor[0]
+
+
+def test_the_raw_bound_trial_bounds_a_curved_body_by_its_own_pixels(trials):
+    # where the pixels show a curve the chroma bound counts from them as they are; elsewhere from
+    # the pixels with the veil removed, as the package does
+    curved = curved_body()
+    rng = np.random.default_rng(3)
+    shade = rng.uniform(0.3, 1.0, (3000, 1))
+    plain = linear_to_srgb8(shade * np.array([0.6, 0.1, 0.05]) + 0.02)
+    trials.TRIALS["curved-raw-bound"][1]()
+    for px, curved_too in ((curved, True), (plain, False)):
+        unveiled = scoring.remove_specular(px, method="fresnel-veil", veil=0.01)
+        bound = scoring._chroma_p99(unveiled, None)
+        raw = scoring._chroma_p99(px, None)
+        assert (bound == raw) is curved_too and bound >= raw

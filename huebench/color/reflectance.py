@@ -87,6 +87,8 @@ __all__ = [
     "RIM_BAND",
     "RIM_RATIO",
     "SPECULAR_REMOVAL_METHODS",
+    "VEIL_FLOOR_ERRORS",
+    "VEIL_FLOOR_SHARE",
     "VEIL_NOISE",
     "VEIL_QUANTILE",
     "VEIL_TOLERANCE",
@@ -97,6 +99,7 @@ __all__ = [
     "check_dark_fall",
     "check_white_bounds",
     "chroma_quantile",
+    "darker_floor",
     "darker_half_falls",
     "dichromatic_steps",
     "diffuse_fresnel_reflectance",
@@ -129,6 +132,7 @@ __all__ = [
     "surround_radiance",
     "unclipped",
     "unclipped_shading",
+    "veil_within_floor",
     "white_follows_brightness",
 ]
 
@@ -234,6 +238,20 @@ VEIL_NOISE = 2.0
 #: factor above the pixels' floor is cut down to it; further above, the pixels show no such veil
 #: and it is refused (:func:`fit_veil`)
 VEIL_TOLERANCE = 1.25
+#: a veil reflected alike onto every pixel lifts the darker pixels too, where no highlight reaches:
+#: there the pixels lie on a line, grey component = shading × the albedo's grey + veil against
+#: distance from grey = shading × the albedo's chroma, whose intercept is the veil
+#: (:func:`darker_floor`). The line is fitted on the interior's pixels from the 0.1 to this quantile
+#: of brightness. Chosen with :data:`VEIL_FLOOR_ERRORS` (0.5 and 0.7 tried; docs/gencolor.md,
+#: version 22)
+VEIL_FLOOR_SHARE = 0.7
+#: F0 × the surroundings is cut to the darker pixels' floor (at least 0: none) where it lies more
+#: than this many standard errors of the fitted intercept above it — the pixels show no such veil
+#: (:func:`veil_within_floor`); and the floor says nothing where it is more than this many below
+#: 0: the darker pixels are more saturated than one albedo under any veil makes them (a tone curve's
+#: toe, light bounced off the object itself, a bright sky mirrored on the lit side only). 1, 2 and 3
+#: tried; docs/gencolor.md, version 22. None: no such test
+VEIL_FLOOR_ERRORS: float | None = 2.0
 #: the fitted floor is reflected light common to every pixel: the Fresnel reflection of the
 #: surroundings, which an 8-bit image shows at most as white (1.0 linear), so the floor is at most
 #: F0 × 1.0, within the veil's uncertainty: :data:`VEIL_TOLERANCE` × :data:`F0_DIELECTRIC` = 0.05.
@@ -846,6 +864,8 @@ def specular_veil(
     depth: NDArray[np.int32] | None = None,
     glossy: bool | None = None,
     radial: float | None = GLOSS_RADIAL,
+    floor_errors: float | None = None,
+    floor_share: float = VEIL_FLOOR_SHARE,
 ) -> Any:
     """The veil a glossy object reflects everywhere, or ``None`` for a surface that shows none.
 
@@ -876,6 +896,10 @@ def specular_veil(
         :func:`mask_depth` of the mask, when the caller has it.
     glossy
         The gloss test's answer, when the caller has it (with these settings); None: test here.
+    floor_errors, floor_share
+        With ``floor_errors`` (None: no such test; the scorer's :data:`VEIL_FLOOR_ERRORS`), the
+        veil as the darker ``floor_share`` of the interior's pixels allow it
+        (:func:`darker_floor`, :func:`veil_within_floor`): cut to the floor they show, or none.
 
     Returns
     -------
@@ -895,7 +919,69 @@ def specular_veil(
         if rim is None or rim >= rim_ratio:
             return None  # glossy, but no sign that it reflects its surroundings
     around = surround_radiance(image, m, per_channel=per_channel)
-    return None if around is None else fresnel * around
+    if around is None:
+        return None
+    if floor_errors is None:
+        return fresnel * around
+    return veil_within_floor(fresnel * around, darker_floor(image, m, share=floor_share, depth=depth), floor_errors)
+
+
+def darker_floor(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    share: float = VEIL_FLOOR_SHARE,
+    interior: int = GLOSS_INTERIOR,
+    depth: NDArray[np.int32] | None = None,
+) -> tuple[float, float] | None:
+    """The white floor the darker pixels of an object show, and its standard error: ``(floor, se)``.
+
+    The pixels of the mask's interior (more than ``interior`` pixels in: the edge mixes in the
+    backdrop) that are not clipped, from the 0.1 to the ``share`` quantile of their grey component
+    (linear RGB; the darkest are noise, the brighter ones carry highlights): a pixel there is
+    shading × albedo + veil, so its grey component against its distance from the grey axis is a
+    line whose intercept is the veil. Ordinary least squares; the standard error is the intercept's.
+    ``None`` with fewer than 20 such pixels or where their brightness spans less than 1.25×: no
+    range to fit. ``depth``: :func:`mask_depth` of the mask, when the caller has it.
+    """
+    m = np.asarray(mask, dtype=bool)
+    depth = mask_depth(m) if depth is None else depth
+    img = np.asarray(image)
+    px = fit_sample_of(masked(img, depth > interior))
+    px = px[~row_any(px >= CLIPPED)]
+    if len(px) < 20:
+        return None
+    lin = srgb8_to_linear(px)
+    grey = row_mean(lin)
+    lo, hi = stats.quantile(grey, [0.1, share])
+    use = (grey >= lo) & (grey <= hi)
+    n = int(np.count_nonzero(use))
+    if n < 20 or hi < 1.25 * lo:
+        return None
+    x, y = row_norm(lin[use] - grey[use, None]), grey[use]
+    mean_x, mean_y = stats.mean(x), stats.mean(y)
+    sxx = float(np.sum((x - mean_x) ** 2))
+    if sxx <= 1e-18:  # no chroma spread: nothing to fit a line to
+        return None
+    slope = float(np.sum((x - mean_x) * (y - mean_y))) / sxx
+    intercept = mean_y - slope * mean_x
+    residual = float(np.sum((y - intercept - slope * x) ** 2)) / (n - 2)
+    return float(intercept), float(np.sqrt(residual * (1.0 / n + mean_x**2 / sxx)))
+
+
+def veil_within_floor(veil: Any, floor: tuple[float, float] | None, errors: float = 2.0) -> Any:
+    """The veil (linear RGB: one value, or one per channel) as the darker pixels' floor
+    (:func:`darker_floor`: ``(floor, se)``) allows it: as it is where it lies within ``errors``
+    standard errors above the floor, where the floor is more than ``errors`` standard errors below
+    0 (the pixels do not follow one albedo under a veil, and say nothing of it) or where there is
+    no floor (None); else cut to the floor, or ``None`` (no veil) where the floor is not positive.
+    """
+    if floor is None:
+        return veil
+    level, se = floor
+    if level < -errors * se or np.all(np.asarray(veil, dtype=np.float64) <= level + errors * se):
+        return veil
+    return None if level <= 0 else np.minimum(veil, level)
 
 
 def fit_veil(

@@ -99,6 +99,7 @@ from huebench.color.reflectance import (
     NEUTRAL_HIGHLIGHT,
     RIM_BAND,
     RIM_RATIO,
+    VEIL_FLOOR_ERRORS,
     VEIL_QUANTILE,
     balance,
     check_curve_turn,
@@ -137,7 +138,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 21
+SCORER_VERSION = 22
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -174,8 +175,9 @@ ERODE = 1
 #: (:func:`~huebench.color.reflectance.specular_veil`); None: the veil is not used. The physical
 #: value: 0.03 helped the worst ISCC-NBS L2 family and hurt the worst CSS one, each beyond its paired
 #: interval (docs/gencolor.md, version 7). The gloss test's and the veil's other defaults —
-#: GLOSS_UNIFORMITY, GLOSS_RADIAL, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE and the fitted floor's
-#: FLOOR_MIN_SATURATION, MAX_FLOOR and MAX_REMOVED_WHITE — are the colour core's, documented and measured there
+#: GLOSS_UNIFORMITY, GLOSS_RADIAL, GLOSS_SMOOTH, RIM_RATIO, RIM_BAND, VEIL_QUANTILE, VEIL_FLOOR_ERRORS and the
+#: fitted floor's FLOOR_MIN_SATURATION, MAX_FLOOR and MAX_REMOVED_WHITE — are the colour core's, documented and
+#: measured there
 FRESNEL_F0: float | None = F0_DIELECTRIC
 #: no invented colour: the dominant colour's chroma may exceed the 99th percentile of the object's
 #: own pixel chroma (after removing the veil, the one reflection modelled from outside the pixels)
@@ -326,6 +328,7 @@ class ColorScorer:
         max_object_pixels: int | None = MAX_OBJECT_PIXELS,
         matte_quantile: float | None = MATTE_QUANTILE,
         veil_quantile: float | None = VEIL_QUANTILE,
+        veil_floor_errors: float | None = VEIL_FLOOR_ERRORS,
         matte_keeps_clipped: bool = MATTE_KEEPS_CLIPPED,
         light_planarity: float | None = LIGHT_PLANARITY,
         light_margin: float = LIGHT_MARGIN,
@@ -361,6 +364,11 @@ class ColorScorer:
         if veil_quantile is not None and not 0 < veil_quantile < 1:
             raise HuebenchError(f"veil_quantile must be a quantile in (0, 1) or None, got {veil_quantile!r}")
         self.veil_quantile = None if veil_quantile is None else float(veil_quantile)
+        if veil_floor_errors is not None and not veil_floor_errors >= 0:
+            raise HuebenchError(
+                f"veil_floor_errors must be a number of standard errors ≥ 0 or None, got {veil_floor_errors!r}"
+            )
+        self.veil_floor_errors = None if veil_floor_errors is None else float(veil_floor_errors)
         self.matte_keeps_clipped = bool(matte_keeps_clipped)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
@@ -462,6 +470,7 @@ class ColorScorer:
             "max_object_pixels": self.max_object_pixels,
             "matte_quantile": self.matte_quantile,
             "veil_quantile": self.veil_quantile,
+            "veil_floor_errors": self.veil_floor_errors,
             "matte_keeps_clipped": self.matte_keeps_clipped,
             "light_planarity": self.light_planarity,
             "light_margin": self.light_margin,
@@ -697,6 +706,7 @@ class ColorScorer:
                 rim_ratio=self.rim_ratio,
                 rim_band=self.rim_band,
                 depth=depth,
+                floor_errors=self.veil_floor_errors,
             )
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
