@@ -34,9 +34,12 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   and 20 once each, and is spent for the next. ``graded`` was made after version 20 was chosen:
   display transforms that keep hue or turn it in other primaries (:data:`GRADED_PIPELINES`) on
   analytic bodies and Mitsuba objects; it judged version 21 once and is spent. ``looks`` was made
-  after version 21 was chosen and is kept unseen for the next version (:data:`UNSEEN_FAMILIES`):
-  generators' grades — a teal-and-orange split tone, a bleach bypass, a gamut compression, crushed
-  blacks with a saturation boost (:data:`LOOK_PIPELINES`) — on the same bodies.
+  after version 21 was chosen: generators' grades — a teal-and-orange split tone, a bleach bypass,
+  a gamut compression, crushed blacks with a saturation boost (:data:`LOOK_PIPELINES`) — on the
+  same bodies; it judged version 22 once and is spent. ``finishes`` was made after version 22 was
+  chosen and is kept unseen for the next version (:data:`UNSEEN_FAMILIES`): an additive haze, a
+  cross-processed film curve, a vibrance boost and an exponential shoulder
+  (:data:`FINISH_PIPELINES`) on the same bodies.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -68,6 +71,7 @@ from huebench.errors import HuebenchError
 __all__ = [
     "CAMERA_PIPELINES",
     "FAMILIES",
+    "FINISH_PIPELINES",
     "GRADED_PIPELINES",
     "GRADES",
     "HELD_OUT_FAMILIES",
@@ -102,11 +106,12 @@ HELD_OUT_FAMILIES = (
     "rendered",
     "graded",
     "looks",
+    "finishes",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("looks",)
+UNSEEN_FAMILIES: tuple[str, ...] = ("finishes",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -798,8 +803,8 @@ def _punchy(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     return _reinhard(_linear_saturation(crushed, 1.3))
 
 
-#: the held-out ``looks`` family's grades (made after version 21 was chosen; kept unseen for the
-#: next version): a teal-and-orange split tone, a bleach bypass, a gamut compression of the most
+#: the held-out ``looks`` family's grades (made after version 21 was chosen; it judged version 22
+#: once): a teal-and-orange split tone, a bleach bypass, a gamut compression of the most
 #: saturated colours and crushed blacks with a saturation boost; each after an exposure gain on
 #: scene-linear light
 LOOK_PIPELINES: dict[str, CameraPipeline] = {
@@ -809,8 +814,54 @@ LOOK_PIPELINES: dict[str, CameraPipeline] = {
     "punchy": CameraPipeline(1.0, _punchy, noise=1.0, jpeg=92),
 }
 
-#: every pipeline by name: the camera, graded and looks families'
-PIPELINES: dict[str, CameraPipeline] = {**CAMERA_PIPELINES, **GRADED_PIPELINES, **LOOK_PIPELINES}
+
+def _haze(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator on luminance (every channel scaled alike), then a bluish haze,
+    0.035 × (0.85, 0.93, 1.0) of display-linear light, added to every pixel as an airy, misty finish
+    adds it: a veil that is not a reflection, on the body, the backdrop and the truth alike."""
+    return _luminance_reinhard(lin) + 0.035 * np.array([0.85, 0.93, 1.0])
+
+
+def _cross_process(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A cross-processed film finish: Hable's filmic curve on each channel, then each channel's own
+    power on display-linear light (red 0.85, green 0.95, blue 1.25): hue and saturation move with
+    brightness, the shadows greener and the highlights warmer."""
+    return np.asarray(_hable(lin) ** np.array([0.85, 0.95, 1.25]), dtype=np.float64)
+
+
+def _vibrance(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A vibrance boost: saturation in linear light raised by up to 1.5× for the least saturated
+    colours and not at all for the most (the factor 1 + 0.5 × (1 − the smallest channel's shortfall
+    below the largest, as a share of it)), then Reinhard's extended operator on each channel."""
+    top = np.maximum(lin.max(axis=-1, keepdims=True), 1e-9)
+    share = (top - lin.min(axis=-1, keepdims=True)) / top
+    y = (lin @ _LUMA)[..., None]
+    return _reinhard(np.maximum(y + (1.0 + 0.5 * (1.0 - share)) * (lin - y), 0.0))
+
+
+def _soft_shoulder(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """An exponential film shoulder on each channel, 1 − exp(−1.6 x): no toe, every tone
+    compressed, the brighter the more."""
+    return 1.0 - np.exp(-1.6 * np.maximum(lin, 0.0))
+
+
+#: the held-out ``finishes`` family's grades (made after version 22 was chosen; kept unseen for the
+#: next version): an additive haze after a luminance curve, a cross-processed film curve, a vibrance
+#: boost and an exponential shoulder; each after an exposure gain on scene-linear light
+FINISH_PIPELINES: dict[str, CameraPipeline] = {
+    "haze": CameraPipeline(1.2, _haze, jpeg=90),
+    "cross-process": CameraPipeline(1.5, _cross_process, noise=1.5),
+    "vibrance": CameraPipeline(1.2, _vibrance, sharpen=True),
+    "soft-shoulder": CameraPipeline(1.0, _soft_shoulder, jpeg=80),
+}
+
+#: every pipeline by name: the camera, graded, looks and finishes families'
+PIPELINES: dict[str, CameraPipeline] = {
+    **CAMERA_PIPELINES,
+    **GRADED_PIPELINES,
+    **LOOK_PIPELINES,
+    **FINISH_PIPELINES,
+}
 
 
 def camera_colors(lin: NDArray[np.float64], pipeline: str) -> NDArray[np.float64]:
@@ -1081,6 +1132,7 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
 GRADES: dict[str, tuple[dict[str, CameraPipeline], tuple[int, int], int, tuple[int, int, int]]] = {
     "graded": (GRADED_PIPELINES, (3, 5), 2, (0, 2, 3)),
     "looks": (LOOK_PIPELINES, (2, 7), 3, (1, 3, 1)),
+    "finishes": (FINISH_PIPELINES, (4, 3), 1, (0, 4, 2)),
 }
 
 
@@ -1210,6 +1262,7 @@ PLAIN: dict[str, str] = {
     "rendered": "as plain renders",
     "graded": "without the grade",
     "looks": "without the look",
+    "finishes": "without the finish",
 }
 
 
