@@ -299,6 +299,10 @@ def test_the_scorer_takes_no_more_veil_than_the_darker_pixels_show():
     )[0]
     assert before.veil == pytest.approx(0.0161, abs=5e-4) and not before.passed and before.delta_chroma > 7
     assert now.veil == pytest.approx(0.0086, abs=5e-4) and now.passed and now.delta_e00 < 1
+    # the record keeps what was cut: F0 × the surroundings, in the reason and per channel
+    assert now.veil_surroundings == pytest.approx([before.veil] * 3) and before.veil_surroundings is None
+    assert "F0 × the surroundings, 0.0161, is more veil than the darker pixels show; glossy surface" in now.reason
+    assert now.as_dict()["veil_surroundings"] == now.veil_surroundings
     assert ColorScorer("css3").config()["veil_floor_errors"] == rf.VEIL_FLOOR_ERRORS == 2.0
     assert ColorScorer("css3", veil_floor_errors=None).config()["veil_floor_errors"] is None
     for bad in (-1.0, float("nan")):

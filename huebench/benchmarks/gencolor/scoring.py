@@ -106,6 +106,7 @@ from huebench.color.reflectance import (
     check_dark_fall,
     check_white_bounds,
     chroma_quantile,
+    darker_floor,
     dichromatic_steps,
     edge_near_surroundings,
     fit_sample_of,
@@ -119,6 +120,7 @@ from huebench.color.reflectance import (
     remove_specular,
     specular_veil,
     surface_looks_glossy,
+    veil_within_floor,
 )
 from huebench.errors import HuebenchError, UnknownNameError
 
@@ -273,6 +275,10 @@ class ColorScore:
     #: a veil the gloss test called for but the pixels cannot carry (linear RGB per channel,
     #: :func:`~huebench.color.reflectance.fit_veil`): refused, not removed; None: none refused
     veil_refused: list[float] | None = None
+    #: F0 × the surroundings where it was more veil than the object's darker pixels show (linear RGB
+    #: per channel, :func:`~huebench.color.reflectance.veil_within_floor`): cut to their floor, which
+    #: is ``veil`` (None where the floor is not positive); None: not cut
+    veil_surroundings: list[float] | None = None
     #: mask pixels at the mask's edge left out because they look like the background around it
     #: (:func:`peel_background`; on the working grid when ``stride`` > 1)
     peeled: int = 0
@@ -706,13 +712,28 @@ class ColorScorer:
                 rim_ratio=self.rim_ratio,
                 rim_band=self.rim_band,
                 depth=depth,
-                floor_errors=self.veil_floor_errors,
             )
+        surroundings = None
+        if veil is not None and self.veil_floor_errors is not None:
+            # no more veil than the darker pixels show (version 22): cut here rather than in
+            # specular_veil, so that the record keeps what was cut
+            allowed = veil_within_floor(veil, darker_floor(img, m, depth=depth), self.veil_floor_errors)
+            if allowed is not veil:
+                surroundings, veil = veil, allowed
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
         score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light)
         score.stride, score.glossy, score.peeled = stride, glossy, peeled
+        if surroundings is not None:  # as the record's veils: under the image's light
+            shown = np.asarray(surroundings, dtype=np.float64) * (1.0 if light is None else light)
+            score.veil_surroundings = _per_channel(shown)
+            score.reason = (
+                f"F0 × the surroundings, {np.round(shown, 4).tolist()}, is more veil than the darker pixels show"
+                + ("" if veil is not None else ": none taken off")
+                + "; "
+                + score.reason
+            )
         if peeled:
             score.reason = (
                 f"{peeled} pixels at the mask's edge look like the background and were left out; " + score.reason
