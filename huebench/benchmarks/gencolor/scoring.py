@@ -21,7 +21,8 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   glossy (``looks_glossy``); a dielectric reflects about 4 % of its surroundings even where it
   reflects least, so F0 × the surroundings' radiance is removed from every pixel
   (``specular_veil``, ``remove_specular(method="fresnel-veil")``) — unless the pixels cannot carry
-  it (``fit_veil``: a wrong gloss call, from JPEG chroma, a blur or a print). Other chromatic
+  it (``fit_veil``: a wrong gloss call, from JPEG chroma, a blur or a print), and no more than the
+  darker pixels show, where no highlight reaches (``veil_floor_errors``, version 22). Other chromatic
   surfaces get a fitted white floor removed instead (``remove_specular(method="fitted-floor")``; clearly chromatic
   surfaces only, ``FLOOR_MIN_SATURATION``). Then every pixel is put back on the albedo's diffuse
   line (``diffuse_reconstruction(method="diffuse-line")``) — glossy objects 22 → 91 % (L2) and
