@@ -845,7 +845,7 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
     """Glossy renders of chromatic colours (those the reconstruction corrects): accuracy when the
     reconstruction is given the true albedo saturation × f, and how far the estimates are from it —
     the fitted floor's (the default before the Fresnel veil) and the default's."""
-    from huebench.color import albedo_saturation, remove_veil, specular_veil, srgb_to_linear
+    from huebench.color import albedo_saturation, remove_veil, srgb_to_linear
     from huebench.color.reflectance import mask_depth
 
     scorer = ColorScorer(system, specular=None, fresnel=None, main_color=None, max_chroma_excess=None)
@@ -858,7 +858,8 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
         fitted = albedo_saturation(remove_specular(px), quantile=0.9)
         if fitted is None:  # achromatic or flat: the scorer leaves these pixels alone
             continue
-        veil = specular_veil(img, mask, per_channel=default.veil_color)
+        depth = mask_depth(mask, frame_cuts=default.frame_cuts)
+        veil, _ = default.fresnel_veil(img, mask, depth, default.looks_glossy(img, mask, depth))
         veil = None if veil is None else np.asarray(veil)
         estimate = fitted if veil is None else albedo_saturation(remove_veil(px, veil), quantile=0.9)
         a = srgb_to_linear(np.asarray(m["rgb"], dtype=np.float64) / 255.0)

@@ -3,12 +3,15 @@
 Each trial replaces one step of the scorer (the albedo-saturation estimate of the diffuse line, the
 gloss test, the veil's light) for the length of a run, then scores every image of the tuning
 families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``; ``rendered`` judged
-version 20 and ``graded`` version 21, each once, and are measured since) paired against the default,
+version 20, ``graded`` version 21 and ``looks`` version 22, each once, and are measured since) paired against the default,
 as ``scorer_study.py --paired`` does for the scorer's options.
 Version 20's curve test (the scorer's ``curve_turn``) and version 21's darker-half test
 (``dark_fall``) and version 22's darker-pixel floor on the veil (``veil_floor_errors``) came out of
 these trials; ``--version19`` runs the default and the trials without the three, ``--version20``
-without the last two, ``--version21`` without the last, as the trials before each were measured:
+without the last two, ``--version21`` without the last, as the trials before each were measured
+(the trials that change the veil — ``light-veil-*``, ``shade-veil-*``, ``soft-veil-*``, the
+``*-no-veil-*`` gates — were measured before version 22: under the default their veil is then cut
+to the darker pixels' floor, so run them with ``--version21`` to repeat their figures):
 
     python perf/scorer_trials.py --quick --version19 --trial mode --trial skew-switch-1.5
     python perf/scorer_trials.py --quick --version20 --trial dark-fall-switch-90 --trial soft-veil-95

@@ -249,7 +249,7 @@ def test_the_darker_pixels_floor_is_the_veil_they_carry():
     flat, fmask = _shaded_patch(lambda s: np.tile(0.8 * albedo, (len(s), 1)))
     assert rf.darker_floor(flat, fmask) is None  # no brightness range to fit
     small = np.zeros((48, 48), dtype=bool)
-    small[20:26, 20:26] = True  # 36 pixels, none more than two in
+    small[20:26, 20:26] = True  # 36 pixels, 4 of them more than two in: too few to fit
     assert rf.darker_floor(img, small) is None
     # depth given by the caller: the same fit
     assert rf.darker_floor(img, mask, depth=rf.mask_depth(mask)) == rf.darker_floor(img, mask)
@@ -257,28 +257,36 @@ def test_the_darker_pixels_floor_is_the_veil_they_carry():
 
 def test_a_veil_above_the_darker_pixels_floor_is_cut_or_refused():
     # kept within 2 standard errors of the floor, or where the floor says nothing (far below 0, or
-    # none); else cut to a positive floor, refused at a floor of 0 or less; per channel alike
-    assert rf.veil_within_floor(0.03, None) == 0.03
-    assert rf.veil_within_floor(0.03, (0.029, 0.001)) == 0.03
-    assert rf.veil_within_floor(0.03, (0.01, 0.001)) == 0.01
-    assert rf.veil_within_floor(0.03, (0.0005, 0.001)) == 0.0005
-    assert rf.veil_within_floor(0.03, (-0.001, 0.001)) is None
-    assert rf.veil_within_floor(0.03, (-0.0025, 0.001)) == 0.03  # 2.5 errors below 0: says nothing
-    assert rf.veil_within_floor(0.03, (-0.0025, 0.001), errors=3.0) is None
-    cut = rf.veil_within_floor(np.array([0.03, 0.03, 0.02]), (0.025, 0.001))
-    assert cut == pytest.approx([0.025, 0.025, 0.02])
+    # none); else cut to a positive floor, refused at a floor of 0 or less
+    assert rf.veil_within_floor(0.03, None, 2.0) == 0.03
+    assert rf.veil_within_floor(0.03, (0.029, 0.001), 2.0) == 0.03
+    assert rf.veil_within_floor(0.03, (0.01, 0.001), 2.0) == pytest.approx(0.01)
+    assert rf.veil_within_floor(0.03, (0.0005, 0.001), 2.0) == pytest.approx(0.0005)
+    assert rf.veil_within_floor(0.03, (-0.001, 0.001), 2.0) is None
+    assert rf.veil_within_floor(0.03, (-0.0025, 0.001), 2.0) == 0.03  # 2.5 errors below 0: says nothing
+    assert rf.veil_within_floor(0.03, (-0.0025, 0.001), 3.0) is None
+    # a veil per channel is judged by its grey component, the floor's, and scaled down whole
+    coloured = np.array([0.03, 0.03, 0.02])
+    assert rf.veil_within_floor(coloured, (0.025, 0.001), 2.0) is coloured  # mean 0.0267: within
+    cut = rf.veil_within_floor(np.array([0.04, 0.04, 0.025]), (0.025, 0.001), 2.0)
+    assert cut == pytest.approx(np.array([0.04, 0.04, 0.025]) * 0.025 / 0.035) and np.mean(cut) == pytest.approx(0.025)
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(HuebenchError, match="veil_floor_errors must be a finite number"):
+            rf.veil_within_floor(0.03, (0.01, 0.001), bad)
     # a glossy sphere mirroring its backdrop keeps F0 × the backdrop: its darker pixels (the
     # Fresnel rim among them) show more; a dark matte sphere on a bright backdrop, forced glossy,
     # shows a floor of 0.002, not the 0.036 that F0 × the backdrop would take off
     glossy, mask, _ = _environment_sphere(RED, glossy=True)
     found = rf.specular_veil(glossy, mask, per_channel=False)
-    assert (
-        rf.specular_veil(glossy, mask, per_channel=False, floor_errors=2.0) == found == pytest.approx(0.024, rel=0.01)
-    )
+    assert found == pytest.approx(0.024, rel=0.01)
+    assert rf.veil_within_floor(found, rf.darker_floor(glossy, mask), 2.0) is found
     matte, mmask, _ = _environment_sphere((110, 50, 35), glossy=False, background=0.9)
-    args = {"glossy": True, "rim_ratio": None, "per_channel": False}
-    assert rf.specular_veil(matte, mmask, **args) == pytest.approx(0.036, rel=0.01)
-    assert rf.specular_veil(matte, mmask, **args, floor_errors=2.0) == pytest.approx(0.0018, abs=5e-4)
+    found = rf.specular_veil(matte, mmask, glossy=True, rim_ratio=None, per_channel=False)
+    assert found == pytest.approx(0.036, rel=0.01)
+    assert rf.veil_within_floor(found, rf.darker_floor(matte, mmask), 2.0) == pytest.approx(0.0018, abs=5e-4)
+    for share in (0.05, 1.5):
+        with pytest.raises(HuebenchError, match="share must be a quantile in"):
+            rf.darker_floor(matte, mmask, share=share)
 
 
 def test_the_scorer_takes_no_more_veil_than_the_darker_pixels_show():
@@ -305,9 +313,19 @@ def test_the_scorer_takes_no_more_veil_than_the_darker_pixels_show():
     assert now.as_dict()["veil_surroundings"] == now.veil_surroundings
     assert ColorScorer("css3").config()["veil_floor_errors"] == rf.VEIL_FLOOR_ERRORS == 2.0
     assert ColorScorer("css3", veil_floor_errors=None).config()["veil_floor_errors"] is None
-    for bad in (-1.0, float("nan")):
+    for bad in (-1.0, float("nan"), float("inf")):
         with pytest.raises(HuebenchError, match="veil_floor_errors must be"):
             ColorScorer("css3", veil_floor_errors=bad)
+    # where the darker pixels show no floor at all, no veil comes off (an analytic body with Ward's
+    # rough highlight before a light backdrop), and the record says so
+    bench = Diagnostic(system="iscc-nbs-l2", quick=True, family="all")
+    sample = next(s for s in bench.samples() if s.id == "analytic/ellipsoid/Reddish orange/ward-rough")
+    known = bench.known_image(sample)
+    target = bench.target_of(sample, known.truth)
+    score = ColorScorer("iscc-nbs-l2").score_image(known.image, target, mask=known.mask)[0]
+    assert score.veil is None and score.veil_surroundings is not None and score.passed
+    assert "is more veil than the darker pixels show: no veil taken off; " in score.reason
+    assert ColorScorer("iscc-nbs-l2", veil_floor_errors=None).score_image(known.image, target, mask=known.mask)[0].veil
 
 
 @pytest.mark.parametrize(("backdrop", "tinted_fails"), [((40, 70, 200), True), ((230, 120, 30), False)])

@@ -97,6 +97,7 @@ __all__ = [
     "balance",
     "check_curve_turn",
     "check_dark_fall",
+    "check_veil_floor",
     "check_white_bounds",
     "chroma_quantile",
     "darker_floor",
@@ -864,8 +865,6 @@ def specular_veil(
     depth: NDArray[np.int32] | None = None,
     glossy: bool | None = None,
     radial: float | None = GLOSS_RADIAL,
-    floor_errors: float | None = None,
-    floor_share: float = VEIL_FLOOR_SHARE,
 ) -> Any:
     """The veil a glossy object reflects everywhere, or ``None`` for a surface that shows none.
 
@@ -896,10 +895,6 @@ def specular_veil(
         :func:`mask_depth` of the mask, when the caller has it.
     glossy
         The gloss test's answer, when the caller has it (with these settings); None: test here.
-    floor_errors, floor_share
-        With ``floor_errors`` (None: no such test; the scorer's :data:`VEIL_FLOOR_ERRORS`), the
-        veil as the darker ``floor_share`` of the interior's pixels allow it
-        (:func:`darker_floor`, :func:`veil_within_floor`): cut to the floor they show, or none.
 
     Returns
     -------
@@ -919,11 +914,7 @@ def specular_veil(
         if rim is None or rim >= rim_ratio:
             return None  # glossy, but no sign that it reflects its surroundings
     around = surround_radiance(image, m, per_channel=per_channel)
-    if around is None:
-        return None
-    if floor_errors is None:
-        return fresnel * around
-    return veil_within_floor(fresnel * around, darker_floor(image, m, share=floor_share, depth=depth), floor_errors)
+    return None if around is None else fresnel * around
 
 
 def darker_floor(
@@ -941,9 +932,12 @@ def darker_floor(
     (linear RGB; the darkest are noise, the brighter ones carry highlights): a pixel there is
     shading × albedo + veil, so its grey component against its distance from the grey axis is a
     line whose intercept is the veil. Ordinary least squares; the standard error is the intercept's.
-    ``None`` with fewer than 20 such pixels or where their brightness spans less than 1.25×: no
-    range to fit. ``depth``: :func:`mask_depth` of the mask, when the caller has it.
+    ``None`` with fewer than 20 such pixels, where their brightness spans less than 1.25× (no
+    range to fit) or where their distance from grey does not spread at all (no line). ``share``: a
+    quantile in (0.1, 1]. ``depth``: :func:`mask_depth` of the mask, when the caller has it.
+    :func:`veil_within_floor` reads the result.
     """
+    check_veil_floor(None, share)
     m = np.asarray(mask, dtype=bool)
     depth = mask_depth(m) if depth is None else depth
     img = np.asarray(image)
@@ -969,19 +963,31 @@ def darker_floor(
     return float(intercept), float(np.sqrt(residual * (1.0 / n + mean_x**2 / sxx)))
 
 
-def veil_within_floor(veil: Any, floor: tuple[float, float] | None, errors: float = 2.0) -> Any:
+def veil_within_floor(veil: Any, floor: tuple[float, float] | None, errors: float) -> Any:
     """The veil (linear RGB: one value, or one per channel) as the darker pixels' floor
-    (:func:`darker_floor`: ``(floor, se)``) allows it: as it is where it lies within ``errors``
-    standard errors above the floor, where the floor is more than ``errors`` standard errors below
-    0 (the pixels do not follow one albedo under a veil, and say nothing of it) or where there is
-    no floor (None); else cut to the floor, or ``None`` (no veil) where the floor is not positive.
+    (:func:`darker_floor`: ``(floor, se)``, the veil's grey component) allows it: the same object
+    where its mean over the channels lies within ``errors`` standard errors above the floor, where
+    the floor is more than ``errors`` standard errors below 0 (the pixels do not follow one albedo
+    under a veil, and say nothing of it) or where there is no floor (None); else scaled down to the
+    floor (its colour kept), or ``None`` (no veil) where the floor is not positive.
     """
+    check_veil_floor(errors)
     if floor is None:
         return veil
     level, se = floor
-    if level < -errors * se or np.all(np.asarray(veil, dtype=np.float64) <= level + errors * se):
+    mean = float(np.mean(veil))
+    if level < -errors * se or mean <= level + errors * se:
         return veil
-    return None if level <= 0 else np.minimum(veil, level)
+    return None if level <= 0 else np.asarray(veil, dtype=np.float64) * (level / mean)
+
+
+def check_veil_floor(errors: float | None, share: float = VEIL_FLOOR_SHARE) -> None:
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` unless ``errors`` is a finite
+    number of standard errors ≥ 0 (or None: no test) and ``share`` a quantile in (0.1, 1]."""
+    if errors is not None and not (np.isfinite(errors) and errors >= 0):
+        raise HuebenchError(f"veil_floor_errors must be a finite number of standard errors ≥ 0 or None, got {errors!r}")
+    if not 0.1 < share <= 1:
+        raise HuebenchError(f"the darker pixels' share must be a quantile in (0.1, 1], got {share!r}")
 
 
 def fit_veil(

@@ -23,12 +23,12 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   ``stylized`` (more drawn styles; version 17) and ``tonemapped`` (version 17;
   :data:`TONE_OPERATORS`: Reinhard, ACES, Hable, an exposure that clips and a log-sigmoid curve on
   linear light, as renderers and generators tone-map). Its failures under version 17 led to
-  versions 18 and 19 (the white the diffuse line may take), and versions 20 and 21 were chosen with
+  versions 18 and 19 (the white the diffuse line may take), and versions 20 to 22 were chosen with
   it, so for them it is no longer held-out
   evidence, only a family the scorer must still pass. ``camera`` was made after version 18 was
   chosen and not scored until version 19's thresholds were fixed: camera and renderer pipelines on
   scene-linear light (highlights above 1), with sensor noise before them and sharpening or JPEG
-  after (:data:`CAMERA_PIPELINES`); versions 20 and 21 were chosen with it. ``rendered`` was made after
+  after (:data:`CAMERA_PIPELINES`); versions 20 to 22 were chosen with it. ``rendered`` was made after
   version 19 was chosen: the same pipelines on the Mitsuba path tracer's scene-linear radiance
   (rough plastic reflecting its environment, diffuse bodies; needs Mitsuba). It judged versions 19
   and 20 once each, and is spent for the next. ``graded`` was made after version 20 was chosen:
@@ -1132,7 +1132,7 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
 GRADES: dict[str, tuple[dict[str, CameraPipeline], tuple[int, int], int, tuple[int, int, int]]] = {
     "graded": (GRADED_PIPELINES, (3, 5), 2, (0, 2, 3)),
     "looks": (LOOK_PIPELINES, (2, 7), 3, (1, 3, 1)),
-    "finishes": (FINISH_PIPELINES, (4, 3), 1, (0, 4, 2)),
+    "finishes": (FINISH_PIPELINES, (5, 7), 1, (0, 3, 1)),
 }
 
 

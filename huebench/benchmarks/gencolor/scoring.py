@@ -105,6 +105,7 @@ from huebench.color.reflectance import (
     balance,
     check_curve_turn,
     check_dark_fall,
+    check_veil_floor,
     check_white_bounds,
     chroma_quantile,
     darker_floor,
@@ -277,8 +278,9 @@ class ColorScore:
     #: :func:`~huebench.color.reflectance.fit_veil`): refused, not removed; None: none refused
     veil_refused: list[float] | None = None
     #: F0 × the surroundings where it was more veil than the object's darker pixels show (linear RGB
-    #: per channel, :func:`~huebench.color.reflectance.veil_within_floor`): cut to their floor, which
-    #: is ``veil`` (None where the floor is not positive); None: not cut
+    #: per channel, :func:`~huebench.color.reflectance.veil_within_floor`): cut to their floor (none
+    #: where the floor is not positive), then fitted to the pixels as any veil (``veil``,
+    #: ``veil_refused``); None: not cut
     veil_surroundings: list[float] | None = None
     #: mask pixels at the mask's edge left out because they look like the background around it
     #: (:func:`peel_background`; on the working grid when ``stride`` > 1)
@@ -371,10 +373,7 @@ class ColorScorer:
         if veil_quantile is not None and not 0 < veil_quantile < 1:
             raise HuebenchError(f"veil_quantile must be a quantile in (0, 1) or None, got {veil_quantile!r}")
         self.veil_quantile = None if veil_quantile is None else float(veil_quantile)
-        if veil_floor_errors is not None and not veil_floor_errors >= 0:
-            raise HuebenchError(
-                f"veil_floor_errors must be a number of standard errors ≥ 0 or None, got {veil_floor_errors!r}"
-            )
+        check_veil_floor(veil_floor_errors)
         self.veil_floor_errors = None if veil_floor_errors is None else float(veil_floor_errors)
         self.matte_keeps_clipped = bool(matte_keeps_clipped)
         if main_color is not None and not 0 < main_color <= 1:
@@ -701,26 +700,9 @@ class ColorScorer:
         veil = glossy = None
         if (self.fresnel is not None or self.specular is not None) and inner.sum() >= self.min_pixels:
             glossy = self.looks_glossy(img, m, depth)
-        if self.fresnel is not None and glossy is not None:
-            veil = specular_veil(
-                img,
-                m,
-                glossy=glossy,
-                fresnel=self.fresnel,
-                uniformity=self.gloss_uniformity,
-                smooth=self.gloss_smooth,
-                per_channel=self.veil_color,
-                rim_ratio=self.rim_ratio,
-                rim_band=self.rim_band,
-                depth=depth,
-            )
         surroundings = None
-        if veil is not None and self.veil_floor_errors is not None:
-            # no more veil than the darker pixels show (version 22): cut here rather than in
-            # specular_veil, so that the record keeps what was cut
-            allowed = veil_within_floor(veil, darker_floor(img, m, depth=depth), self.veil_floor_errors)
-            if allowed is not veil:
-                surroundings, veil = veil, allowed
+        if glossy is not None:
+            veil, surroundings = self.fresnel_veil(img, m, depth, glossy)
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
@@ -731,7 +713,7 @@ class ColorScorer:
             score.veil_surroundings = _per_channel(shown)
             score.reason = (
                 f"F0 × the surroundings, {np.round(shown, 4).tolist()}, is more veil than the darker pixels show"
-                + ("" if veil is not None else ": none taken off")
+                + ("" if veil is not None else ": no veil taken off")
                 + "; "
                 + score.reason
             )
@@ -740,6 +722,33 @@ class ColorScorer:
                 f"{peeled} pixels at the mask's edge look like the background and were left out; " + score.reason
             )
         return score, full_mask
+
+    def fresnel_veil(
+        self, image: NDArray[np.uint8], mask: NDArray[np.bool_], depth: NDArray[np.int32], glossy: bool
+    ) -> tuple[Any, Any]:
+        """The Fresnel veil taken off the object (:func:`~huebench.color.reflectance.specular_veil`
+        with this scorer's settings), no more than its darker pixels show
+        (:func:`~huebench.color.reflectance.veil_within_floor`, ``veil_floor_errors``; version 22),
+        and F0 × the surroundings where that cut it (else None): ``(veil, surroundings)``; no veil
+        without ``fresnel``."""
+        if self.fresnel is None:
+            return None, None
+        veil = specular_veil(
+            image,
+            mask,
+            glossy=glossy,
+            fresnel=self.fresnel,
+            uniformity=self.gloss_uniformity,
+            smooth=self.gloss_smooth,
+            per_channel=self.veil_color,
+            rim_ratio=self.rim_ratio,
+            rim_band=self.rim_band,
+            depth=depth,
+        )
+        if veil is None or self.veil_floor_errors is None:
+            return veil, None
+        allowed = veil_within_floor(veil, darker_floor(image, mask, depth=depth), self.veil_floor_errors)
+        return (veil, None) if allowed is veil else (allowed, veil)
 
     def looks_glossy(self, image: NDArray[np.uint8], mask: NDArray[np.bool_], depth: NDArray[np.int32]) -> bool:
         """The gloss test on the object in its image (:func:`surface_looks_glossy` with this scorer's
