@@ -810,6 +810,17 @@ def _lit_matte_bodies_show_the_pipelines_truth(samples: list[dict[str, Any]]) ->
     assert np.median(apart) <= 8, apart
 
 
+def _each_grade_on_three_bodies_per_colour(samples, pipelines):
+    # every grade on a matte analytic body, a glossy microfacet one and a Mitsuba object for each of
+    # the 29 L2 colours; brighter light, brighter display, in every channel
+    for p in pipelines:
+        of = [s for s in samples if s["pipeline"] == p]
+        assert len(of) == 87 and sum("lighting" in s for s in of) == 29
+        assert [s["material"] for s in of if "setup" in s].count("diffuse") == 29
+        ramp = fam.camera_colors(np.repeat(np.geomspace(1e-4, 16.0, 400)[:, None], 3, axis=1), p)
+        assert np.all(np.diff(ramp, axis=0) >= -1e-12)
+
+
 def test_the_held_out_looks_family_grades_as_generators_do():
     """Made after version 21 was chosen and not scored by it (it judged version 22): four generators'
     looks on scene-linear light — a teal-and-orange split tone, a bleach bypass, a gamut compression
@@ -821,12 +832,7 @@ def test_the_held_out_looks_family_grades_as_generators_do():
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
     assert not set(fam.LOOK_PIPELINES) & (set(fam.CAMERA_PIPELINES) | set(fam.GRADED_PIPELINES))
     assert len(fam.family_samples("looks", load_system("css3").colors)) == 3 * 4 * len(load_system("css3").colors)
-    for p in fam.LOOK_PIPELINES:
-        of = [s for s in samples if s["pipeline"] == p]
-        assert len(of) == 87 and sum("lighting" in s for s in of) == 29
-        assert [s["material"] for s in of if "setup" in s].count("diffuse") == 29
-        ramp = fam.camera_colors(np.repeat(np.geomspace(1e-4, 16.0, 400)[:, None], 3, axis=1), p)
-        assert np.all(np.diff(ramp, axis=0) >= -1e-12)  # brighter light, brighter display, every channel
+    _each_grade_on_three_bodies_per_colour(samples, fam.LOOK_PIPELINES)
     looks = fam.LOOK_PIPELINES
     grey = np.array([[0.02, 0.02, 0.02], [2.0, 2.0, 2.0]])
     toned = looks["teal-orange"].colors(grey)  # shadows teal (blue above red), highlights orange
@@ -901,12 +907,7 @@ def test_the_unseen_finishes_family_finishes_as_generators_do():
     assert not set(fam.FINISH_PIPELINES) & others and set(fam.PIPELINES) == others | set(fam.FINISH_PIPELINES)
     css = load_system("css3").colors
     assert len(fam.family_samples("finishes", css)) == 3 * 4 * len(css)
-    for p in fam.FINISH_PIPELINES:
-        of = [s for s in samples if s["pipeline"] == p]
-        assert len(of) == 87 and sum("lighting" in s for s in of) == 29
-        assert [s["material"] for s in of if "setup" in s].count("diffuse") == 29
-        ramp = fam.camera_colors(np.repeat(np.geomspace(1e-4, 16.0, 400)[:, None], 3, axis=1), p)
-        assert np.all(np.diff(ramp, axis=0) >= -1e-12)  # brighter light, brighter display, every channel
+    _each_grade_on_three_bodies_per_colour(samples, fam.FINISH_PIPELINES)
     finishes = fam.FINISH_PIPELINES
     black = finishes["haze"].colors(np.zeros((1, 3)))[0]  # the haze on black: bluish, 0.035 at most
     assert black == pytest.approx(0.035 * np.array([0.85, 0.93, 1.0]))
