@@ -395,21 +395,13 @@ def chroma_top(share: float, level: float = 0.5) -> LineRule:
     return rule
 
 
-def curve_tests_fire(sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> bool:
-    """Do the package's curve tests (version 20's hue turn, version 21's darker half, at their
-    defaults) fire on these line pixels?"""
-    return reflectance.shows_channel_curve(
-        lin, grey, sat, turn=reflectance.CURVE_HUE_TURN
-    ) or reflectance.darker_half_falls(grey, sat, fall=reflectance.CURVE_DARK_FALL)
-
-
 def curved_chroma_top(share: float) -> LineRule:
-    """:func:`chroma_top`'s q90 where the package's curve tests fire on the line's pixels (the
-    default's ``curve_turn`` and ``dark_fall``), else the package's estimate."""
+    """:func:`chroma_top`'s q90 where the package's curve tests fire on the line's pixels
+    (``reflectance.line_shows_curve`` at the defaults), else the package's estimate."""
     top = chroma_top(share, 0.9)
 
     def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
-        return top(estimate, quantile, sat, grey, lin) if curve_tests_fire(sat, grey, lin) else estimate
+        return top(estimate, quantile, sat, grey, lin) if reflectance.line_shows_curve(lin, grey, sat) else estimate
 
     return rule
 
@@ -425,9 +417,11 @@ def raw_bound_where_curved() -> None:
         out = remove(px8, method=method, **kwargs)
         if method == "fresnel-veil":
             fit = reflectance.DichromaticFit(px8)
-            if fit.fits(0.15) and curve_tests_fire(*fit.line_pixels()):
-                after.clear()
-                after[id(out)] = px8
+            if fit.fits(0.15):
+                sat, grey, lin = fit.line_pixels()
+                if reflectance.line_shows_curve(lin, grey, sat):
+                    after.clear()
+                    after[id(out)] = px8
         return out
 
     def bound(px8: np.ndarray, light: Any) -> float:

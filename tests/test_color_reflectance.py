@@ -1112,6 +1112,11 @@ def test_the_darker_half_tells_a_curve_that_turns_no_hue_from_a_veil():
     assert rf.darker_half_falls(row_mean(curved), _saturation(curved))
     assert not rf.darker_half_falls(row_mean(veiled), _saturation(veiled))
     assert not rf.darker_half_falls(row_mean(plain), _saturation(plain))
+    # the line's two curve tests together: the hue test alone misses this curve, the darker half sees it
+    line = (curved, row_mean(curved), _saturation(curved))
+    assert rf.line_shows_curve(*line) and rf.line_shows_curve(*line, turn=None)
+    assert not rf.line_shows_curve(*line, dark_fall=None) and not rf.line_shows_curve(*line, turn=None, dark_fall=None)
+    assert not rf.line_shows_curve(veiled, row_mean(veiled), _saturation(veiled))
     dark = row_mean(curved) < np.median(row_mean(curved))
     rank = rf.rank_correlation(_saturation(curved)[dark], row_mean(curved)[dark])
     args = (row_mean(curved), _saturation(curved))

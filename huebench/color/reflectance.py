@@ -117,6 +117,7 @@ __all__ = [
     "hue_turn",
     "light_colour",
     "lightness_varies",
+    "line_shows_curve",
     "looks_glossy",
     "main_color_pixels",
     "mask_depth",
@@ -1115,6 +1116,23 @@ def darker_half_falls(grey: NDArray[np.float64], sat: NDArray[np.float64], *, fa
     return rank_correlation(sat[dark], grey[dark]) < fall
 
 
+def line_shows_curve(
+    lin: NDArray[np.float64],
+    grey: NDArray[np.float64],
+    sat: NDArray[np.float64],
+    *,
+    turn: float | None = CURVE_HUE_TURN,
+    dark_fall: float | None = CURVE_DARK_FALL,
+) -> bool:
+    """Do a diffuse line's pixels show a curve on each channel, by either of the line's tests: their
+    hue turns while their saturation falls (:func:`shows_channel_curve`, ``turn``; version 20) or
+    the saturation of their darker half falls with brightness (:func:`darker_half_falls`,
+    ``dark_fall``; version 21)? None skips a test."""
+    return (turn is not None and shows_channel_curve(lin, grey, sat, turn=turn)) or (
+        dark_fall is not None and darker_half_falls(grey, sat, fall=dark_fall)
+    )
+
+
 class DichromaticFit:
     """What both dichromatic corrections (:func:`remove_fitted_floor`, :func:`diffuse_line_reconstruction`)
     estimate from: every pixel of ``rgb8`` (N×3, 8-bit) in linear RGB, and for a fixed sample of them
@@ -1242,8 +1260,7 @@ def _saturation_from_fit(
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return None
     sat, grey, lin = fit.line_pixels()
-    curved = curve_turn is not None and shows_channel_curve(lin, grey, sat, turn=curve_turn)
-    if curved or (dark_fall is not None and darker_half_falls(grey, sat, fall=dark_fall)):
+    if line_shows_curve(lin, grey, sat, turn=curve_turn, dark_fall=dark_fall):
         sat = sat[grey >= stats.quantile(grey, CURVE_LIT_FROM)]
     return float(stats.quantile(sat, quantile))
 
