@@ -149,7 +149,9 @@ class StudyScorer(ColorScorer):
             return smooth_within(image, inner, self.smooth)
         return image[inner]
 
-    def specular_steps(self, px8: np.ndarray, veil: Any, glossy: bool | None = None) -> np.ndarray:
+    def specular_steps(
+        self, px8: np.ndarray, veil: Any, glossy: bool | None = None, *, band_cap: bool = True
+    ) -> np.ndarray:
         if self.specular == SPECULAR and self.truth is not None:
             px = px8
             if veil is None:  # the default's floor, as the package's steps take it
@@ -168,7 +170,7 @@ class StudyScorer(ColorScorer):
                 px, saturation=max(saturation_of(lin), 1e-3), keep_clipped=matte and self.matte_keeps_clipped
             )
         if self.specular == SPECULAR:  # the package's own steps
-            return super().specular_steps(px8, veil, glossy)
+            return super().specular_steps(px8, veil, glossy, band_cap=band_cap)
         for step in (self.specular or "").split("+"):
             if step == "dichromatic" and veil is not None:
                 continue  # the veil is the floor this step would fit
@@ -208,6 +210,14 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "curve_turn": {f"{v}": {"curve_turn": v} for v in (None, 0.3, 0.5, 1.0)},
     "dark_fall": {f"{v}": {"dark_fall": v} for v in (None, -0.95, -0.9, -0.85)},
     "veil_floor_errors": {f"{v}": {"veil_floor_errors": v} for v in (None, 1.0, 2.0, 3.0)},
+    "line_band": {
+        "None": {"line_band": None},
+        "(.3,.8)": {"line_band": (0.3, 0.8)},
+        "(.2,.8)": {"line_band": (0.2, 0.8)},
+        "(.3,.9)": {"line_band": (0.3, 0.9)},
+        "(.4,.8)": {"line_band": (0.4, 0.8)},
+    },
+    "band_floor_errors": {f"{v}": {"band_floor_errors": v} for v in (None, 1.0, 2.0, 3.0)},
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},
@@ -546,10 +556,8 @@ def main() -> None:
                 (
                     k
                     for k, o in values.items()
-                    if all(
-                        defaults.get(kk) == vv or (kk == "lightness_window" and tuple(defaults[kk] or ()) == vv)
-                        for kk, vv in o.items()
-                    )
+                    # config.json keeps pairs (lightness_window, line_band) as lists
+                    if all(defaults.get(kk) == (list(vv) if isinstance(vv, tuple) else vv) for kk, vv in o.items())
                 ),
                 None,
             )

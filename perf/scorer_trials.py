@@ -1,21 +1,25 @@
 """Changes to the scorer's physics tried after version 19 and not adopted: the evidence, runnable.
 
 Each trial replaces one step of the scorer (the albedo-saturation estimate of the diffuse line, the
-gloss test, the veil's light) for the length of a run, then scores every image of the tuning
-families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``; ``rendered`` judged
-version 20, ``graded`` version 21 and ``looks`` version 22, each once, and are measured since) paired against the default,
-as ``scorer_study.py --paired`` does for the scorer's options.
-Version 20's curve test (the scorer's ``curve_turn``) and version 21's darker-half test
-(``dark_fall``) and version 22's darker-pixel floor on the veil (``veil_floor_errors``) came out of
-these trials; ``--version19`` runs the default and the trials without the three, ``--version20``
-without the last two, ``--version21`` without the last, as the trials before each were measured
-(the trials that change the veil — ``light-veil-*``, ``shade-veil-*``, ``soft-veil-*``, the
-``*-no-veil-*`` gates — were measured before version 22: under the default their veil is then cut
-to the darker pixels' floor, so run them with ``--version21`` to repeat their figures):
+gloss test, the veil's light, the fitted floor) for the length of a run, then scores every image of
+the tuning families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``; ``rendered``
+judged version 20, ``graded`` version 21, ``looks`` version 22 and ``finishes`` version 23, each
+once, and are measured since) paired against the default, as ``scorer_study.py --paired`` does for
+the scorer's options.
+Version 20's curve test (the scorer's ``curve_turn``), version 21's darker-half test
+(``dark_fall``), version 22's darker-pixel floor on the veil (``veil_floor_errors``) and version
+23's band cap on the glossy line (``line_band``, ``band_floor_errors``) came out of these trials;
+``--version19`` runs the default and the trials without the four, ``--version20`` without the last
+three, ``--version21`` without the last two, ``--version22`` without the last, as the trials before
+each were measured (the trials that change the veil — ``light-veil-*``, ``shade-veil-*``,
+``soft-veil-*``, the ``*-no-veil-*`` gates — were measured before version 22: under the default
+their veil is then cut to the darker pixels' floor, so run them with ``--version21`` to repeat
+their figures; the glossy line's rules read the package's estimate, capped since version 23):
 
     python perf/scorer_trials.py --quick --version19 --trial mode --trial skew-switch-1.5
     python perf/scorer_trials.py --quick --version20 --trial dark-fall-switch-90 --trial soft-veil-95
     python perf/scorer_trials.py --quick --version21 --trial darker-floor-veil-se2 --trial matte-bright-50
+    python perf/scorer_trials.py --quick --version22 --trial band-cap-30-80-floor2 --trial upper-noise-50
     python perf/scorer_trials.py --quick --system css3 --trial mode
     python perf/scorer_trials.py --list
     python perf/scorer_trials.py --quick --estimators   # q90, mode and median against the truth
@@ -94,13 +98,17 @@ def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | N
     default = reflectance._saturation_from_fit
 
     def saturation(
-        fit: Any, quantile: float, curve_turn: float | None = None, dark_fall: float | None = None
+        fit: Any,
+        quantile: float,
+        curve_turn: float | None = None,
+        dark_fall: float | None = None,
+        line_band: tuple[float, float] | None = None,
     ) -> float | None:
         if (quantile >= 0.85) != glossy_only:
-            return default(fit, quantile, curve_turn, dark_fall)
+            return default(fit, quantile, curve_turn, dark_fall, line_band)
         sat, grey, lin = line_pixels(fit)
         if flat is None:
-            estimate = default(fit, quantile, curve_turn, dark_fall)
+            estimate = default(fit, quantile, curve_turn, dark_fall, line_band)
             if estimate is None:
                 return None
         else:
@@ -383,6 +391,39 @@ def dark_fall_switch(fall: float, share: float = 0.7) -> LineRule:
     return rule
 
 
+def upper_noise(share: float) -> LineRule:
+    """The glossy line's estimate less ``share`` of the noise its quantile reads above the albedo:
+    reflected white lowers saturation only, so the saturations above the 0.9 quantile are the
+    noise's upper tail, whose width there, (q97.5 − q90) / (1.96 − 1.28), is its σ; a 0.9 quantile of
+    one saturation under that noise lies 1.28 σ above it."""
+
+    def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
+        q90, q975 = np.quantile(sat, [0.9, 0.975])
+        return max(estimate - share * 1.2816 * (q975 - q90) / (1.96 - 1.2816), 1e-3)
+
+    return rule
+
+
+def band_cap(low: float, high: float, floor_errors: float | None = None) -> LineRule:
+    """The glossy line's estimate, or the 0.9 quantile over the pixels between the ``low`` and
+    ``high`` quantiles of brightness where that is lower: the darkest pixels' saturation is the
+    noisiest (noise over a small grey component) and a curve's toe raises it, the brightest carry
+    the highlight. ``floor_errors``: only where the image's darker-pixel floor (:data:`_DARKER`,
+    :func:`read_darker_floor`) lies no more than this many standard errors below 0 — where it
+    lies further below, the darker pixels are more saturated than one albedo under a veil makes
+    them (a face mirroring a darker floor than the lit one mirrors), and they say so."""
+
+    def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
+        floor = _DARKER.get("floor")
+        if floor_errors is not None and floor is not None and floor[0] < -floor_errors * floor[1]:
+            return estimate
+        lo, hi = np.quantile(grey, [low, high])
+        middle = (grey >= lo) & (grey <= hi)
+        return min(estimate, float(np.quantile(sat[middle], quantile))) if middle.sum() >= 10 else estimate
+
+    return rule
+
+
 def chroma_top(share: float, level: float = 0.5) -> LineRule:
     """The ``level`` quantile of the saturations of the ``share`` of pixels farthest from the grey
     axis (saturation × grey component: linear chroma), at least 10 of them."""
@@ -456,6 +497,72 @@ def darker_floor_veil(share: float) -> None:
     veil_rule(rule)
 
 
+#: the darker pixels' floor of the image being scored (``reflectance.darker_floor``), and whether
+#: it cut the veil to nothing: what the fitted-floor trials bound the fitted floor by
+_DARKER: dict[str, Any] = {}
+
+
+def read_darker_floor() -> None:
+    """Read each scored image's darker-pixel floor into :data:`_DARKER` (for every image the gloss
+    test runs on), and whether it cut the veil to nothing."""
+    score_image, fresnel_veil = scoring.ColorScorer.score_image, scoring.ColorScorer.fresnel_veil
+
+    def scoring_image(self: Any, image: Any, target: str, mask: Any = None) -> Any:
+        _DARKER.clear()
+        return score_image(self, image, target, mask)
+
+    def veil_of(self: Any, image: np.ndarray, mask: np.ndarray, depth: np.ndarray, glossy: bool, **kw: Any) -> Any:
+        veil, surroundings = fresnel_veil(self, image, mask, depth, glossy, **kw)
+        _DARKER["floor"] = reflectance.darker_floor(image, mask, depth=depth)
+        _DARKER["cut"] = veil is None and surroundings is not None
+        return veil, surroundings
+
+    scoring.ColorScorer.score_image = scoring_image  # type: ignore[method-assign]
+    scoring.ColorScorer.fresnel_veil = veil_of  # type: ignore[method-assign]
+
+
+def fitted_floor_rule(rule: Callable[[float, dict[str, Any]], float | None]) -> None:
+    """Where the fitted white floor (``reflectance.remove_fitted_floor``) would come off, ``rule``
+    (the fitted floor, the image's :data:`_DARKER`) says how much does (None: none)."""
+    read_darker_floor()
+    without = reflectance._without_floor
+
+    def taking(rgb8: np.ndarray, lin_all: np.ndarray, floor: float, max_floor: float | None) -> np.ndarray:
+        allowed = rule(floor, _DARKER)
+        return np.asarray(rgb8) if allowed is None else without(rgb8, lin_all, allowed, max_floor)
+
+    reflectance._without_floor = taking
+
+
+def cut_veil_refuses_floor(floor: float, darker: dict[str, Any]) -> float | None:
+    """No fitted floor where the darker pixels cut the veil to nothing (a floor ≤ 0)."""
+    return None if darker.get("cut") else floor
+
+
+def darker_floor_bounds_fitted(k: float) -> Callable[[float, dict[str, Any]], float | None]:
+    """The fitted floor as the darker pixels' floor allows a veil (``veil_within_floor``, ``k``)."""
+
+    def rule(floor: float, darker: dict[str, Any]) -> float | None:
+        allowed = reflectance.veil_within_floor(floor, darker.get("floor"), k)
+        return None if allowed is None else float(np.mean(allowed))
+
+    return rule
+
+
+def darker_floor_raises_fitted(k: float) -> Callable[[float, dict[str, Any]], float | None]:
+    """The darker pixels' floor instead of the fitted floor where it lies more than ``k`` standard
+    errors above it (and above 0): a veil on every pixel that the fit over all of them (highlights,
+    a tone curve's shoulder) reads too low."""
+
+    def rule(floor: float, darker: dict[str, Any]) -> float | None:
+        found = darker.get("floor")
+        if found is None or found[0] <= 0 or found[0] <= floor + k * found[1]:
+            return floor
+        return found[0]
+
+    return rule
+
+
 def glossy_quantile(level: float) -> None:
     scoring.DIFFUSE_QUANTILE = level  # read at each call of ColorScorer.specular_steps
 
@@ -463,9 +570,10 @@ def glossy_quantile(level: float) -> None:
 #: the scorer options that give an earlier version's scores (``--version19``, ``--version20``,
 #: ``--version21``)
 VERSION_OPTIONS: dict[str, dict[str, Any]] = {
-    "19": {"curve_turn": None, "dark_fall": None, "veil_floor_errors": None},
-    "20": {"dark_fall": None, "veil_floor_errors": None},
-    "21": {"veil_floor_errors": None},
+    "19": {"curve_turn": None, "dark_fall": None, "veil_floor_errors": None, "line_band": None},
+    "20": {"dark_fall": None, "veil_floor_errors": None, "line_band": None},
+    "21": {"veil_floor_errors": None, "line_band": None},
+    "22": {"line_band": None},
 }
 
 #: name → (what it changes, how)
@@ -622,6 +730,47 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
         )
         for k in (1, 2, 3)
     },
+    "cut-veil-no-floor": (
+        "fitted floor: none where the darker pixels cut the Fresnel veil to nothing (their floor ≤ 0)",
+        lambda: fitted_floor_rule(cut_veil_refuses_floor),
+    ),
+    **{
+        f"darker-floor-fitted-se{k}": (
+            f"fitted floor: cut to the darker 0.7 of the interior's white floor (none at a floor ≤ 0) where it lies "
+            f"more than {k} standard errors above it (version 22's rule for the veil, on the fitted floor)",
+            lambda k=k: fitted_floor_rule(darker_floor_bounds_fitted(k)),
+        )
+        for k in (1, 2, 3)
+    },
+    **{
+        f"darker-floor-raises-fitted-se{k}": (
+            f"fitted floor: the darker 0.7 of the interior's white floor instead where it lies more than {k} standard "
+            "errors above the fitted one (a veil on every pixel the fit over all of them reads too low)",
+            lambda k=k: fitted_floor_rule(darker_floor_raises_fitted(k)),
+        )
+        for k in (2, 3)
+    },
+    **{
+        f"upper-noise-{round(100 * share)}": (
+            f"glossy line: the estimate less {share:g} of the noise above the albedo (σ from the saturations' "
+            "upper tail, q97.5 − q90, where reflected white never reaches)",
+            lambda share=share: line_saturation(upper_noise(share)),
+        )
+        for share in (0.25, 0.5, 1.0)
+    },
+    "band-cap-30-80": (
+        "glossy line: at most q90 over the pixels from the 0.3 to the 0.8 quantile of brightness (not the noisiest "
+        "darkest, not the highlight)",
+        lambda: line_saturation(band_cap(0.3, 0.8)),
+    ),
+    **{
+        f"band-cap-30-80-floor{k}": (
+            f"glossy line: band-cap-30-80 only where the darker pixels' floor lies no more than {k} standard errors "
+            "below 0 (further below, the darker pixels are more saturated than a veil leaves them, and say so)",
+            lambda k=k: (read_darker_floor(), line_saturation(band_cap(0.3, 0.8, k))),
+        )
+        for k in (1, 2, 3)
+    },
     "matte-mode": (
         "matte line: the half-sample mode instead of the median",
         lambda: line_saturation(mode, glossy_only=False),
@@ -683,9 +832,13 @@ def estimators(system: str, data: Any, options: dict[str, Any] | None = None) ->
     seen: list[np.ndarray] = []
 
     def recording(
-        fit: Any, quantile: float, curve_turn: float | None = None, dark_fall: float | None = None
+        fit: Any,
+        quantile: float,
+        curve_turn: float | None = None,
+        dark_fall: float | None = None,
+        line_band: tuple[float, float] | None = None,
     ) -> float | None:
-        estimate = default(fit, quantile, curve_turn, dark_fall)
+        estimate = default(fit, quantile, curve_turn, dark_fall, line_band)
         if quantile >= 0.85 and estimate is not None and not seen:
             seen.append(line_pixels(fit)[0])
         return estimate
@@ -788,6 +941,12 @@ def main() -> None:
         action="store_true",
         help="version 21's scorer (no darker-pixel floor on the veil: veil_floor_errors None) under the default "
         "and every trial, as the trials made before version 22 were measured",
+    )
+    older.add_argument(
+        "--version22",
+        action="store_true",
+        help="version 22's scorer (no band cap on the glossy line: line_band None) under the default and every "
+        "trial, as the trials made before version 23 were measured",
     )
     args = p.parse_args()
     older_version = next((v for v in VERSION_OPTIONS if getattr(args, f"version{v}")), None)

@@ -748,11 +748,18 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
             out.append((fit.grey, fit.perp, fit.use, curve))
             dark = reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05, dark_fall=-0.9)
             out.append((fit.grey, fit.perp, fit.use, dark))
+            band = reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05, line_band=(0.3, 0.8))
+            out.append((fit.grey, fit.perp, fit.use, band))
             for keep in (False, True):
                 out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, keep_clipped=keep))
                 out.append(reflectance.diffuse_line_reconstruction(px, saturation=0.8, keep_clipped=keep))
             out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, curve_turn=0.5))
             out.append(reflectance.diffuse_line_reconstruction(px, quantile=0.9, curve_turn=0.5, dark_fall=-0.9))
+            out.append(
+                reflectance.diffuse_line_reconstruction(
+                    px, quantile=0.9, curve_turn=0.5, dark_fall=-0.9, line_band=reflectance.LINE_BAND
+                )
+            )
         return out
 
     compiled = run()
@@ -764,11 +771,13 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
         else:
             assert np.array_equal(got, want)
     assert sum(g[3] is not None for g in compiled if isinstance(g, tuple)) >= 10
-    # the curve test moved the estimate on some surfaces, and the darker-half test on others
-    # (triples: neither, curve_turn, dark_fall)
+    # the curve test moved the estimate on some surfaces, the darker-half test and the band's cap on
+    # others (fours: neither, curve_turn, dark_fall, line_band); the cap never raises it
     estimates = [g[3] for g in compiled if isinstance(g, tuple)]
-    assert sum(a != b for a, b in zip(estimates[::3], estimates[1::3], strict=True)) >= 5
-    assert sum(a != b for a, b in zip(estimates[::3], estimates[2::3], strict=True)) >= 5
+    assert sum(a != b for a, b in zip(estimates[::4], estimates[1::4], strict=True)) >= 5
+    assert sum(a != b for a, b in zip(estimates[::4], estimates[2::4], strict=True)) >= 5
+    assert sum(a != b for a, b in zip(estimates[::4], estimates[3::4], strict=True)) >= 5
+    assert all(b <= a for a, b in zip(estimates[::4], estimates[3::4], strict=True) if a is not None)
 
 
 def test_within_and_nearer_is_delta_e_compiled():
@@ -796,6 +805,7 @@ def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
         {"floor": True, "quantile": 0.75, "max_floor": None, "floor_min_saturation": 0.1},
         {"floor": True, "quantile": 0.9, "dark_fall": -0.9, "curve_spread": None, "max_removed_white": None},
         {"floor": True, "quantile": 0.9, "curve_turn": 0.5, "curve_spread": None, "max_removed_white": None},
+        {"floor": True, "quantile": 0.9, "curve_turn": 0.5, "dark_fall": -0.9, "line_band": (0.3, 0.8)},
     ]
     calls = []
     steps = _kernels.dichromatic_steps
@@ -815,11 +825,14 @@ def test_dichromatic_steps_kernel_gives_the_numpy_steps_pixels(monkeypatch):
     curved = len(list(_curved_surfaces(np.random.default_rng(0))))
     hueless = len(list(_hueless_surfaces(np.random.default_rng(0))))
     at = slice(len(cases) - hueless - curved, len(cases) - hueless)
-    without = [reflectance.dichromatic_steps(px, **{**settings[-1], "curve_turn": None}) for px in cases[at]]
-    assert sum(not np.array_equal(row[-1], w) for row, w in zip(compiled[at], without, strict=True)) >= 5
+    without = [reflectance.dichromatic_steps(px, **{**settings[-2], "curve_turn": None}) for px in cases[at]]
+    assert sum(not np.array_equal(row[-2], w) for row, w in zip(compiled[at], without, strict=True)) >= 5
     # and the darker-half test on the surfaces whose hue cannot turn
-    without = [reflectance.dichromatic_steps(px, **{**settings[-2], "dark_fall": None}) for px in cases[-hueless:]]
-    assert sum(not np.array_equal(row[-2], w) for row, w in zip(compiled[-hueless:], without, strict=True)) >= 5
+    without = [reflectance.dichromatic_steps(px, **{**settings[-3], "dark_fall": None}) for px in cases[-hueless:]]
+    assert sum(not np.array_equal(row[-3], w) for row, w in zip(compiled[-hueless:], without, strict=True)) >= 5
+    # and the band's cap on some surfaces
+    without = [reflectance.dichromatic_steps(px, **{**settings[-1], "line_band": None}) for px in cases]
+    assert sum(not np.array_equal(row[-1], w) for row, w in zip(compiled, without, strict=True)) >= 5
 
 
 def test_edge_near_surroundings_kernel_is_the_numpy_steps(monkeypatch):

@@ -302,7 +302,7 @@ def test_the_scorer_takes_no_more_veil_than_the_darker_pixels_show():
     )
     known = bench.known_image(sample)
     now = ColorScorer("iscc-nbs-l2").score_image(known.image, "Reddish brown", mask=known.mask)[0]
-    before = ColorScorer("iscc-nbs-l2", veil_floor_errors=None).score_image(
+    before = ColorScorer("iscc-nbs-l2", veil_floor_errors=None, line_band=None).score_image(
         known.image, "Reddish brown", mask=known.mask
     )[0]
     assert before.veil == pytest.approx(0.0161, abs=5e-4) and not before.passed and before.delta_chroma > 7
@@ -700,7 +700,11 @@ def test_a_mask_too_large_loses_the_background_it_caught():
     assert none == 0 and np.array_equal(same, known.mask)
     exact, _ = ColorScorer("iscc-nbs-l2").score_image(known.image, target, mask=known.mask)
     fixed, returned = ColorScorer("iscc-nbs-l2").score_image(known.image, target, mask=loose)
-    unpeeled, _ = ColorScorer("iscc-nbs-l2", peel=None).score_image(known.image, target, mask=loose)
+    # without the peel (version 15; and without version 23's band, which reads this body's line from
+    # pixels the ring's grey reaches less) the ring is taken for a Fresnel rim
+    unpeeled, _ = ColorScorer("iscc-nbs-l2", peel=None, line_band=None).score_image(known.image, target, mask=loose)
+    banded, _ = ColorScorer("iscc-nbs-l2", peel=None).score_image(known.image, target, mask=loose)
+    assert banded.veil is not None and banded.delta_e00 > fixed.delta_e00 + 3
     assert exact.passed and fixed.passed and not fixed.glossy and fixed.veil is None
     assert float(delta_e(np.array(fixed.dominant_lab), np.array(exact.dominant_lab))) < 0.5
     assert fixed.peeled == n and f"{n} pixels at the mask's edge look like the background" in fixed.reason
@@ -836,7 +840,10 @@ def test_the_scorers_specular_steps_are_the_two_corrections_in_turn():
                 )
                 matte = glossy is False
                 expected = rf.diffuse_line_reconstruction(
-                    steps, quantile=scorer.matte_quantile if matte else DIFFUSE_QUANTILE, keep_clipped=matte
+                    steps,
+                    quantile=scorer.matte_quantile if matte else DIFFUSE_QUANTILE,
+                    keep_clipped=matte,
+                    line_band=None if matte else scorer.line_band,
                 )
                 assert np.array_equal(scorer.specular_steps(px, veil, glossy), expected)
 
@@ -1254,3 +1261,66 @@ def test_the_scorer_reads_a_matte_surfaces_median_and_records_the_gloss_test(rgb
     assert ColorScorer("css3").config()["matte_quantile"] == 0.5
     with pytest.raises(HuebenchError, match="matte_quantile must be a quantile in"):
         ColorScorer("css3", matte_quantile=1.0)
+
+
+def _toed_glossy_line(n=4000, seed=31, toe=0.3, highlight=0.15):
+    """An orange albedo under shading 0.05–1 with a little noise, its darkest ``toe`` of pixels
+    pushed more saturated (as a curve's toe, or chroma noise over a small grey component, makes
+    them) and a white highlight on the brightest ``highlight``; the albedo's true saturation."""
+    rng = np.random.default_rng(seed)
+    albedo = np.array([0.7, 0.25, 0.08])
+    shade = rng.uniform(0.05, 1.0, (n, 1))
+    lin = shade * albedo
+    dark = shade[:, 0] < np.quantile(shade, toe)
+    lin[dark] = shade[dark] * np.array([0.75, 0.22, 0.05])
+    lin += rng.normal(0, 0.0015, (n, 3))
+    bright = shade[:, 0] > np.quantile(shade, 1 - highlight)
+    lin[bright] += rng.uniform(0.0, 0.3, (int(bright.sum()), 1))
+    return np.clip(lin, 0, 1), float(_saturation(albedo[None])[0])
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_band_caps_a_glossy_line_its_darkest_pixels_inflate(monkeypatch, compiled):
+    # version 23: where the darkest pixels are more saturated than the rest for a reason other than
+    # the albedo (a curve's toe, chroma noise over a small grey component) the 0.9 quantile over
+    # every pixel reads them; over the pixels between the 0.3 and 0.8 quantiles of brightness (no
+    # darkest, no highlight) it reads the albedo, and the line takes the smaller. Both paths give
+    # the same estimate
+    if not compiled:
+        monkeypatch.setattr(rf._kernels, "enabled", lambda n: False)
+    lin, want = _toed_glossy_line()
+    px = linear_to_srgb8(lin)
+    plain = rf.albedo_saturation(px, quantile=0.9)
+    capped = rf.albedo_saturation(px, quantile=0.9, line_band=rf.LINE_BAND)
+    assert rf.LINE_BAND == (0.3, 0.8)
+    assert plain / want > 1.15 and abs(capped / want - 1) < 0.03
+    fit = rf.DichromaticFit(px)
+    sat, grey, _ = fit.line_pixels()
+    assert capped == rf.line_band_saturation(sat, grey, 0.9, rf.LINE_BAND)
+    # the cap never raises the estimate: a band over the darkest pixels reads more, the line keeps its own
+    assert rf.albedo_saturation(px, quantile=0.9, line_band=(0.0, 0.25)) == plain
+    steps = rf.dichromatic_steps(px, quantile=0.9, line_band=rf.LINE_BAND)
+    assert not np.array_equal(steps, rf.dichromatic_steps(px, quantile=0.9))
+    assert np.median(_saturation(rf.srgb8_to_linear(steps))) == pytest.approx(capped, rel=0.02)
+    # a glossy line without a toe: the band reads what the whole line reads, within noise
+    plain_lin, _ = _toed_glossy_line(toe=0.0)
+    even = linear_to_srgb8(plain_lin)
+    assert rf.albedo_saturation(even, quantile=0.9, line_band=rf.LINE_BAND) == pytest.approx(
+        rf.albedo_saturation(even, quantile=0.9), rel=0.01
+    )
+
+
+def test_the_band_reads_nothing_from_fewer_than_ten_pixels_and_checks_its_quantiles():
+    grey = np.linspace(0.1, 1.0, 20)
+    sat = np.linspace(2.0, 1.0, 20)
+    assert rf.line_band_saturation(sat, grey, 0.9, (0.3, 0.8)) == pytest.approx(
+        np.quantile(sat[(grey >= np.quantile(grey, 0.3)) & (grey <= np.quantile(grey, 0.8))], 0.9)
+    )
+    assert rf.line_band_saturation(sat, grey, 0.9, (0.3, 0.5)) is None  # 5 pixels there
+    rf.check_line_band(None)
+    rf.check_line_band((0.0, 1.0))
+    for bad in ((0.8, 0.3), (0.3, 0.3), (-0.1, 0.5), (0.2, 1.5), (0.3,), "band", 0.5):
+        with pytest.raises(HuebenchError, match="line_band must be"):
+            rf.check_line_band(bad)
+    with pytest.raises(HuebenchError, match="line_band must be"):
+        rf.dichromatic_steps(np.full((30, 3), 100, np.uint8), line_band=(0.9, 0.1))

@@ -707,6 +707,46 @@ def test_the_curve_test_runs_on_the_line_of_surfaces_not_called_matte(monkeypatc
         ColorScorer("css3", dark_fall=-2.0)
 
 
+def test_the_glossy_line_is_capped_by_its_band_unless_the_darker_pixels_carry_the_albedo(monkeypatch):
+    # version 23: the glossy line (and the line of pixels scored without their image) takes at most
+    # its middle band's quantile; a matte line never. score_image stands the cap down where the
+    # object's darker pixels lie more than band_floor_errors standard errors of their floor below 0,
+    # reading that floor once for the cap and the veil
+    from huebench.benchmarks.gencolor import scoring
+
+    seen = []
+    monkeypatch.setattr(scoring, "dichromatic_steps", lambda px, **kw: seen.append(kw["line_band"]) or px)
+    scorer = ColorScorer("css3")
+    px = np.full((50, 3), 120, np.uint8)
+    for glossy in (True, None, False):
+        scorer.specular_steps(px, None, glossy)
+    scorer.specular_steps(px, None, True, band_cap=False)
+    ColorScorer("css3", line_band=None).specular_steps(px, None, True)
+    assert seen == [(0.3, 0.8), (0.3, 0.8), None, None, None]
+    config = scorer.config()
+    assert config["version"] >= 23 and config["line_band"] == [0.3, 0.8] and config["band_floor_errors"] == 2.0
+    for bad in ({"line_band": (0.8, 0.3)}, {"line_band": (0.3, 1.2)}):
+        with pytest.raises(HuebenchError, match="line_band must be"):
+            ColorScorer("css3", **bad)
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(HuebenchError, match="band_floor_errors must be"):
+            ColorScorer("css3", band_floor_errors=bad)
+
+    inputs = fam.family_samples("microfacet", load_system("iscc-nbs-l2").colors[4:5])[0]
+    known = fam.make_image(inputs, size=40)
+    reads = []
+    for floor, capped in (((-0.05, 0.001), False), ((-0.001, 0.001), True), ((0.01, 0.001), True), (None, True)):
+        monkeypatch.setattr(scoring, "darker_floor", lambda *a, floor=floor, **k: reads.append(1) or floor)
+        monkeypatch.setattr(ColorScorer, "looks_glossy", lambda self, *a: True)
+        seen.clear(), reads.clear()
+        scorer.score_image(known.image, "#808080", mask=known.mask)
+        assert seen == [(0.3, 0.8) if capped else None], floor
+        assert len(reads) == 1  # one read serves the cap and the veil
+        seen.clear()
+        ColorScorer("css3", band_floor_errors=None).score_image(known.image, "#808080", mask=known.mask)
+        assert seen == [(0.3, 0.8)]  # no floor test: the cap everywhere
+
+
 def test_the_held_out_camera_family_runs_scene_light_through_camera_pipelines():
     """Made after version 18: four camera and renderer pipelines on scene-linear light (highlights
     above 1, sensor noise before them), each on a matte analytic body and a glossy microfacet one;

@@ -27,6 +27,9 @@ def trials(monkeypatch):
         (scoring, "remove_specular"),
         (scoring, "_chroma_p99"),
         (scoring.ColorScorer, "looks_glossy"),
+        (scoring.ColorScorer, "score_image"),
+        (scoring.ColorScorer, "fresnel_veil"),
+        (reflectance, "_without_floor"),
         (scoring, "DIFFUSE_QUANTILE"),
     ):
         monkeypatch.setattr(owner, name, getattr(owner, name))
@@ -292,3 +295,63 @@ def test_the_raw_bound_trial_bounds_a_curved_body_by_its_own_pixels(trials):
         bound = scoring._chroma_p99(unveiled, None)
         raw = scoring._chroma_p99(px, None)
         assert (bound == raw) is curved_too and bound >= raw
+
+
+def floored_pixels(rng: np.random.Generator, floor: float = 0.04, n: int = 400) -> np.ndarray:
+    """An orange albedo under shading 0.2–1 with a white ``floor`` on every pixel."""
+    shading = rng.uniform(0.2, 1.0, (n, 1))
+    lin = shading * np.array([0.6, 0.15, 0.05]) + floor + rng.normal(0, 0.001, (n, 3))
+    return linear_to_srgb8(np.clip(lin, 0, 1))
+
+
+def test_the_fitted_floor_trials_bound_the_floor_by_the_darker_pixels(trials):
+    assert trials.cut_veil_refuses_floor(0.03, {"cut": True}) is None
+    assert trials.cut_veil_refuses_floor(0.03, {"cut": False}) == 0.03
+    within = trials.darker_floor_bounds_fitted(2)
+    assert within(0.05, {"floor": (0.01, 0.002)}) == pytest.approx(0.01)  # 20 SE above: cut to it
+    assert within(0.012, {"floor": (0.01, 0.002)}) == pytest.approx(0.012)  # within 2 SE: kept
+    assert within(0.05, {"floor": (-0.001, 0.002)}) is None  # a floor ≤ 0 within 2 SE below 0: none
+    assert within(0.05, {}) == 0.05  # no darker floor read: as it is
+    raises = trials.darker_floor_raises_fitted(2)
+    assert raises(0.0, {"floor": (0.03, 0.005)}) == pytest.approx(0.03)
+    assert raises(0.025, {"floor": (0.03, 0.005)}) == 0.025  # within 2 SE: the fitted one
+    assert raises(0.01, {"floor": (-0.03, 0.005)}) == 0.01
+
+    px = floored_pixels(np.random.default_rng(3))
+    floored = reflectance.remove_fitted_floor(px)
+    assert not np.array_equal(floored, px)  # the package takes the floor off
+    trials.TRIALS["darker-floor-fitted-se2"][1]()
+    trials._DARKER.update(floor=(0.0, 0.001))  # darker pixels showing none
+    assert np.array_equal(reflectance.remove_fitted_floor(px), px)
+    trials._DARKER.clear()  # nothing read: the package's floor
+    assert np.array_equal(reflectance.remove_fitted_floor(px), floored)
+
+
+def test_the_fitted_floor_trials_read_each_image_afresh(trials):
+    from huebench.benchmarks.gencolor.families import family_samples, make_image
+    from huebench.color import load_system
+
+    trials.TRIALS["cut-veil-no-floor"][1]()
+    trials._DARKER.update(floor=(9.0, 0.0), cut=True)  # left over from an image before
+    inputs = family_samples("microfacet", load_system("iscc-nbs-l2").colors[4:5])[0]
+    known = make_image(inputs, size=40)
+    scoring.ColorScorer("iscc-nbs-l2").score_image(known.image, "#808080", mask=known.mask)
+    assert trials._DARKER["floor"] != (9.0, 0.0)
+    depth = reflectance.mask_depth(known.mask)
+    assert trials._DARKER["floor"] == reflectance.darker_floor(known.image, known.mask, depth=depth)
+
+
+def test_the_noise_and_band_trials_lower_an_inflated_glossy_line(trials):
+    rng = np.random.default_rng(4)
+    grey = rng.uniform(0.05, 0.8, 4000)
+    sat = 1.0 + rng.normal(0, 0.05, 4000)
+    estimate = float(np.quantile(sat, 0.9))
+    assert estimate > 1.05
+    # the noise's width from the upper tail: a 0.9 quantile of one saturation lies 1.28 σ above it
+    assert trials.upper_noise(1.0)(estimate, 0.9, sat, grey, sat[:, None]) == pytest.approx(1.0, abs=0.02)
+    assert trials.upper_noise(0.5)(estimate, 0.9, sat, grey, sat[:, None]) > 1.02
+    # a toe makes the darkest pixels more saturated: the middle band's q90 caps the estimate
+    toed = sat + np.where(grey < np.quantile(grey, 0.3), 0.5, 0.0)
+    capped = trials.band_cap(0.3, 0.8)(float(np.quantile(toed, 0.9)), 0.9, toed, grey, toed[:, None])
+    assert capped == pytest.approx(estimate, abs=0.02)
+    assert trials.band_cap(0.3, 0.8)(0.5, 0.9, toed, grey, toed[:, None]) == 0.5  # never raises it

@@ -1010,14 +1010,16 @@ if AVAILABLE:
 
     @_exact_jit()
     def _fit_saturation(
-        grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels
+        grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels, band_low, band_high
     ):  # pragma: no cover - compiled
         # reflectance._saturation_from_fit: the q-quantile of the usable pixels' saturations, those
         # less than half as saturated as the median left out; NaN for a flat patch. Where turn is
         # not NaN and the pixels show a curve on each channel (reflectance.shows_channel_curve), or
         # dark_fall is not NaN and their darker half's saturation falls with brightness
         # (reflectance.darker_half_falls, on at most dark_pixels of them), the quantile of those
-        # from the lit_from quantile of brightness up
+        # from the lit_from quantile of brightness up; where band_low is not NaN, at most the
+        # quantile of those between the band's quantiles of brightness
+        # (reflectance.line_band_saturation)
         n = grey.shape[0]
         sat = np.empty(n)
         for i in range(n):
@@ -1039,9 +1041,15 @@ if AVAILABLE:
             if dark.shape[0] >= 10:  # ties at the bottom can leave the darker half (nearly) empty
                 dark = dark[:: (dark.shape[0] + dark_pixels - 1) // dark_pixels]  # every k-th: at most dark_pixels
                 curve = _rank_correlation(s[dark], g[dark]) < dark_fall
-        if curve:
-            s = s[g >= _quantile(g, lit_from)]
-        return _quantile(s, q)
+        read = s[g >= _quantile(g, lit_from)] if curve else s
+        estimate = _quantile(read, q)
+        if np.isnan(band_low):
+            return estimate
+        lo, hi = _quantile(g, band_low), _quantile(g, band_high)
+        middle = s[(g >= lo) & (g <= hi)]
+        if middle.shape[0] < 10:
+            return estimate
+        return min(estimate, _quantile(middle, q))
 
     @_exact_jit()
     def _diffuse_line(lin, rgb, saturation, keep_clipped, clipped, out):  # pragma: no cover - compiled
@@ -1361,6 +1369,8 @@ if AVAILABLE:
         lit_from,
         dark_fall,
         dark_pixels,
+        band_low,
+        band_high,
     ):  # pragma: no cover - compiled
         # reflectance.dichromatic_steps on N×3 8-bit pixels (all of them the fits' sample): the
         # fitted floor (with floor) and the diffuse line, sharing the fit while the pixels stay
@@ -1396,7 +1406,9 @@ if AVAILABLE:
             shading = 1 if _has_shading(lin[use], factor) else 0
         if shading == 0:
             return cur.copy()
-        saturation = _fit_saturation(grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels)
+        saturation = _fit_saturation(
+            grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels, band_low, band_high
+        )
         if np.isnan(saturation):
             return cur.copy()
         line = np.empty((n, 3))
@@ -1860,11 +1872,13 @@ def fit_saturation(
     curve_lit_from: float,
     dark_fall: float | None,
     dark_pixels: int,
+    line_band: tuple[float, float] | None = None,
 ) -> float | None:
     """reflectance._saturation_from_fit on a fit's arrays (at least 20 usable pixels; ``lin``: the
     sample's linear RGB; ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half
-    test, which reads at most ``dark_pixels`` of the half)."""
+    test, which reads at most ``dark_pixels`` of the half; ``line_band`` None: no cap)."""
     turn = math.nan if curve_turn is None else float(curve_turn)
+    low, high = (math.nan, math.nan) if line_band is None else (float(line_band[0]), float(line_band[1]))
     out = float(
         _fit_saturation(
             grey,
@@ -1877,6 +1891,8 @@ def fit_saturation(
             float(curve_lit_from),
             math.nan if dark_fall is None else float(dark_fall),
             int(dark_pixels),
+            low,
+            high,
         )
     )
     return None if math.isnan(out) else out
@@ -1936,11 +1952,14 @@ def dichromatic_steps(
     curve_lit_from: float,
     dark_fall: float | None,
     dark_pixels: int,
+    line_band: tuple[float, float] | None = None,
 ) -> NDArray[np.uint8]:
     """reflectance.dichromatic_steps on N×3 8-bit pixels, every one of them in the fits' sample;
     ``table`` decodes 8-bit values, ``encoder`` is (thresholds, bins, bin count) of the encoding;
-    ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half test."""
+    ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half test; ``line_band``
+    None: no cap."""
     thresholds, bins, n_bins = encoder
+    low, high = (math.nan, math.nan) if line_band is None else (float(line_band[0]), float(line_band[1]))
     return np.asarray(
         _dichromatic_steps(
             np.ascontiguousarray(rgb8, dtype=np.uint8),
@@ -1961,6 +1980,8 @@ def dichromatic_steps(
             float(curve_lit_from),
             math.nan if dark_fall is None else float(dark_fall),
             int(dark_pixels),
+            low,
+            high,
         )
     )
 

@@ -80,6 +80,7 @@ __all__ = [
     "LIGHT_MIN_TILT",
     "LIGHT_PLANARITY",
     "LIGHT_PLANE_FILL",
+    "LINE_BAND",
     "MAIN_COLOR_FROM",
     "MAX_REMOVED_WHITE",
     "NEUTRAL_HIGHLIGHT",
@@ -97,6 +98,7 @@ __all__ = [
     "balance",
     "check_curve_turn",
     "check_dark_fall",
+    "check_line_band",
     "check_veil_floor",
     "check_white_bounds",
     "chroma_quantile",
@@ -117,6 +119,7 @@ __all__ = [
     "hue_turn",
     "light_colour",
     "lightness_varies",
+    "line_band_saturation",
     "line_shows_curve",
     "looks_glossy",
     "main_color_pixels",
@@ -310,6 +313,16 @@ CURVE_DARK_FALL = -0.9
 #: rank correlation over more says the same to its second decimal and costs two sorts (surfaces of
 #: the quick and full diagnostics never have this many)
 DARK_FALL_PIXELS = 4096
+#: the glossy line's upper quantile of saturation reads high where the darkest pixels are more
+#: saturated than the rest for a reason other than the albedo — pixel noise and JPEG's chroma,
+#: divided by a small grey component, and a tone curve's toe — and reflected white pulls the
+#: brightest down. So the estimate is at most the same quantile over the pixels between these
+#: quantiles of brightness (:func:`line_band_saturation`). Chosen on ISCC-NBS L2 (every family but
+#: the then unseen ``finishes``), checked on CSS3/X11, measured once on ``finishes``:
+#: docs/gencolor.md, version 23. The scorer reads the line uncapped where the object's darker
+#: pixels show themselves more saturated than a veil leaves them (its ``band_floor_errors``).
+#: None (the scorer's ``line_band``): no cap
+LINE_BAND: tuple[float, float] | None = (0.3, 0.8)
 #: under a coloured light a glossy surface reflects that colour, not white; the scorer judges such
 #: an object white-balanced by the light (:func:`light_colour`, :func:`balance`) and puts its colour
 #: back under the light before the comparison (``ColorScorer(light_planarity=None)``: the light is
@@ -1249,20 +1262,66 @@ def _without_floor(
 
 
 def _saturation_from_fit(
-    fit: DichromaticFit, quantile: float, curve_turn: float | None = None, dark_fall: float | None = None
+    fit: DichromaticFit,
+    quantile: float,
+    curve_turn: float | None = None,
+    dark_fall: float | None = None,
+    line_band: tuple[float, float] | None = None,
 ) -> float | None:
     grey, norm_fit, use = fit.grey, fit.perp, fit.use
     if _kernels.enabled(len(grey)) and 0.0 <= quantile <= 1.0:  # the steps below in one kernel, the same value
         return _kernels.fit_saturation(
-            grey, norm_fit, use, quantile, fit.lin, curve_turn, CURVE_FALL, CURVE_LIT_FROM, dark_fall, DARK_FALL_PIXELS
+            grey,
+            norm_fit,
+            use,
+            quantile,
+            fit.lin,
+            curve_turn,
+            CURVE_FALL,
+            CURVE_LIT_FROM,
+            dark_fall,
+            DARK_FALL_PIXELS,
+            line_band,
         )
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
     if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return None
     sat, grey, lin = fit.line_pixels()
+    read = sat
     if line_shows_curve(lin, grey, sat, turn=curve_turn, dark_fall=dark_fall):
-        sat = sat[grey >= stats.quantile(grey, CURVE_LIT_FROM)]
-    return float(stats.quantile(sat, quantile))
+        read = sat[grey >= stats.quantile(grey, CURVE_LIT_FROM)]
+    estimate = float(stats.quantile(read, quantile))
+    if line_band is None:
+        return estimate
+    band = line_band_saturation(sat, grey, quantile, line_band)
+    return estimate if band is None else min(estimate, band)
+
+
+def line_band_saturation(
+    sat: NDArray[np.float64], grey: NDArray[np.float64], quantile: float, band: tuple[float, float] = (0.3, 0.8)
+) -> float | None:
+    """The ``quantile`` of the saturations ``sat`` of a line's pixels whose grey components
+    ``grey`` lie between the ``band`` quantiles of them (both ends in): the line's estimate away
+    from its darkest pixels (whose saturation noise is the largest, and which a curve's toe makes
+    more saturated) and its brightest (which carry the highlight). None for fewer than 10 there."""
+    lo, hi = stats.quantile(grey, [float(band[0]), float(band[1])])
+    middle = (grey >= lo) & (grey <= hi)
+    if np.count_nonzero(middle) < 10:
+        return None
+    return float(stats.quantile(sat[middle], quantile))
+
+
+def check_line_band(line_band: tuple[float, float] | None) -> None:
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` unless ``line_band`` is None or two
+    quantiles of brightness ``(low, high)`` with 0 ≤ low < high ≤ 1."""
+    if line_band is None:
+        return
+    try:
+        low, high = (float(v) for v in line_band)
+    except (TypeError, ValueError):
+        raise HuebenchError(f"line_band must be two quantiles (low, high) or None, got {line_band!r}") from None
+    if not 0 <= low < high <= 1:
+        raise HuebenchError(f"line_band must be two quantiles with 0 ≤ low < high ≤ 1, got {line_band!r}")
 
 
 def albedo_saturation(
@@ -1272,9 +1331,10 @@ def albedo_saturation(
     min_saturation: float = 0.15,
     curve_turn: float | None = None,
     dark_fall: float | None = None,
+    line_band: tuple[float, float] | None = None,
 ) -> float | None:
     """The albedo's saturation as :func:`diffuse_line_reconstruction` estimates it (``curve_turn``,
-    ``dark_fall``: its curve tests, there).
+    ``dark_fall``: its curve tests, ``line_band`` its cap, there).
 
     Saturation is the distance from the grey axis over the grey component (linear RGB); the
     estimate is its ``quantile`` over the pixels — the least specular ones — leaving out clipped
@@ -1283,8 +1343,9 @@ def albedo_saturation(
     """
     check_curve_turn(curve_turn)
     check_dark_fall(dark_fall)
+    check_line_band(line_band)
     fit = DichromaticFit(rgb8)
-    return _saturation_from_fit(fit, quantile, curve_turn, dark_fall) if fit.fits(min_saturation) else None
+    return _saturation_from_fit(fit, quantile, curve_turn, dark_fall, line_band) if fit.fits(min_saturation) else None
 
 
 def diffuse_line_reconstruction(
@@ -1297,6 +1358,7 @@ def diffuse_line_reconstruction(
     fit: DichromaticFit | None = None,
     curve_turn: float | None = None,
     dark_fall: float | None = None,
+    line_band: tuple[float, float] | None = None,
 ) -> NDArray[np.uint8]:
     """Put every pixel back on the diffuse line of the dichromatic model.
 
@@ -1323,13 +1385,18 @@ def diffuse_line_reconstruction(
     :data:`CURVE_LIT_FROM` quantile of brightness up: the curve made the darker ones more saturated.
     ``dark_fall`` (None: no test): so does it where the saturation of the darker half of the pixels
     falls with their brightness, a rank correlation below this (:func:`darker_half_falls`) — a
-    curve that turns no hue.
+    curve that turns no hue. ``line_band`` (None: none): the estimate is at most the same quantile
+    over the pixels between these two quantiles of brightness (:func:`line_band_saturation`,
+    :data:`LINE_BAND`).
     """
     check_curve_turn(curve_turn)
     check_dark_fall(dark_fall)
+    check_line_band(line_band)
     if saturation is None:
         fit = DichromaticFit(rgb8) if fit is None else fit.of(rgb8)
-        est = _saturation_from_fit(fit, quantile, curve_turn, dark_fall) if fit.fits(min_saturation) else None
+        est = (
+            _saturation_from_fit(fit, quantile, curve_turn, dark_fall, line_band) if fit.fits(min_saturation) else None
+        )
         if est is None:
             return np.asarray(rgb8)
         lin_all = fit.lin_all
@@ -1425,10 +1492,11 @@ def dichromatic_steps(
     curve_rank: float = CURVE_RANK,
     curve_turn: float | None = None,
     dark_fall: float | None = None,
+    line_band: tuple[float, float] | None = None,
 ) -> NDArray[np.uint8]:
     """The dichromatic corrections in turn: with ``floor``, :func:`remove_fitted_floor`
     (``floor_min_saturation``, ``max_floor``), then :func:`diffuse_line_reconstruction`
-    (``quantile``, ``min_saturation``, ``keep_clipped``, ``curve_turn``, ``dark_fall``) on its result, the two sharing one
+    (``quantile``, ``min_saturation``, ``keep_clipped``, ``curve_turn``, ``dark_fall``, ``line_band``) on its result, the two sharing one
     :class:`DichromaticFit` when the floor leaves the pixels as they are. N×3 8-bit pixels of at
     most :data:`FIT_PIXELS` run as one kernel where numba is (the same pixels; its few 3-vector
     products are loops where NumPy calls BLAS).
@@ -1443,6 +1511,7 @@ def dichromatic_steps(
     check_white_bounds(max_removed_white, curve_spread, curve_rank)
     check_curve_turn(curve_turn)
     check_dark_fall(dark_fall)
+    check_line_band(line_band)
     steps = _dichromatic_steps(
         rgb8,
         floor=floor,
@@ -1453,6 +1522,7 @@ def dichromatic_steps(
         keep_clipped=keep_clipped,
         curve_turn=curve_turn,
         dark_fall=dark_fall,
+        line_band=line_band,
     )
     if (max_removed_white is None and curve_spread is None) or steps is rgb8:  # (NumPy returns unchanged pixels)
         return steps
@@ -1479,6 +1549,7 @@ def _dichromatic_steps(
     keep_clipped: bool,
     curve_turn: float | None,
     dark_fall: float | None,
+    line_band: tuple[float, float] | None,
 ) -> NDArray[np.uint8]:
     """:func:`dichromatic_steps` without its bounds on the white they take."""
     px = np.asarray(rgb8)
@@ -1507,6 +1578,7 @@ def _dichromatic_steps(
             curve_lit_from=CURVE_LIT_FROM,
             dark_fall=dark_fall,
             dark_pixels=DARK_FALL_PIXELS,
+            line_band=line_band,
         )
     fit = None
     if floor:
@@ -1522,6 +1594,7 @@ def _dichromatic_steps(
         fit=fit,
         curve_turn=curve_turn,
         dark_fall=dark_fall,
+        line_band=line_band,
     )
 
 

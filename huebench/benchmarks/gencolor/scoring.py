@@ -94,6 +94,7 @@ from huebench.color.reflectance import (
     GLOSS_UNIFORMITY,
     LIGHT_MARGIN,
     LIGHT_PLANARITY,
+    LINE_BAND,
     MAIN_COLOR_FROM,
     MAX_FLOOR,
     MAX_REMOVED_WHITE,
@@ -105,6 +106,7 @@ from huebench.color.reflectance import (
     balance,
     check_curve_turn,
     check_dark_fall,
+    check_line_band,
     check_veil_floor,
     check_white_bounds,
     chroma_quantile,
@@ -142,7 +144,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 22
+SCORER_VERSION = 23
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -168,6 +170,14 @@ DIFFUSE_QUANTILE = 0.9
 #: with pixel noise (sensor noise, JPEG's chroma) — both ways, and an upper quantile reads high,
 #: which darkens and over-saturates the colour. None: :data:`DIFFUSE_QUANTILE` everywhere
 MATTE_QUANTILE: float | None = 0.5
+#: the glossy line is capped by its middle band of brightness (``line_band``,
+#: :data:`~huebench.color.reflectance.LINE_BAND`) except where the object's darker pixels lie more
+#: than this many standard errors of their floor below 0
+#: (:func:`~huebench.color.reflectance.darker_floor`): there the darker pixels are more saturated
+#: than one albedo under a veil leaves them — a face that mirrors a darker floor than the lit face
+#: mirrors, as path-traced plastic in soft light does — and they, not noise, carry the albedo.
+#: Version 23 (docs/gencolor.md). None: the cap everywhere
+BAND_FLOOR_ERRORS: float | None = 2.0
 #: on a surface the gloss test calls matte, pixels with one or two channels at the 8-bit ceiling keep
 #: their colour through the diffuse line: they show the body colour beyond the image's range (a
 #: bright colour under a warm light), which the line, fitted to the unclipped pixels, would darken
@@ -338,6 +348,8 @@ class ColorScorer:
         matte_quantile: float | None = MATTE_QUANTILE,
         veil_quantile: float | None = VEIL_QUANTILE,
         veil_floor_errors: float | None = VEIL_FLOOR_ERRORS,
+        line_band: tuple[float, float] | None = LINE_BAND,
+        band_floor_errors: float | None = BAND_FLOOR_ERRORS,
         matte_keeps_clipped: bool = MATTE_KEEPS_CLIPPED,
         light_planarity: float | None = LIGHT_PLANARITY,
         light_margin: float = LIGHT_MARGIN,
@@ -375,6 +387,13 @@ class ColorScorer:
         self.veil_quantile = None if veil_quantile is None else float(veil_quantile)
         check_veil_floor(veil_floor_errors)
         self.veil_floor_errors = None if veil_floor_errors is None else float(veil_floor_errors)
+        check_line_band(line_band)
+        self.line_band = None if line_band is None else (float(line_band[0]), float(line_band[1]))
+        if band_floor_errors is not None and not (math.isfinite(band_floor_errors) and band_floor_errors >= 0):
+            raise HuebenchError(
+                f"band_floor_errors must be a finite number of standard errors ≥ 0 or None, got {band_floor_errors!r}"
+            )
+        self.band_floor_errors = None if band_floor_errors is None else float(band_floor_errors)
         self.matte_keeps_clipped = bool(matte_keeps_clipped)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
@@ -477,6 +496,8 @@ class ColorScorer:
             "matte_quantile": self.matte_quantile,
             "veil_quantile": self.veil_quantile,
             "veil_floor_errors": self.veil_floor_errors,
+            "line_band": None if self.line_band is None else list(self.line_band),
+            "band_floor_errors": self.band_floor_errors,
             "matte_keeps_clipped": self.matte_keeps_clipped,
             "light_planarity": self.light_planarity,
             "light_margin": self.light_margin,
@@ -511,6 +532,7 @@ class ColorScorer:
         veil: Any = None,
         glossy: bool | None = None,
         light: NDArray[np.float64] | None = None,
+        band_cap: bool = True,
     ) -> ColorScore:
         """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``.
 
@@ -522,7 +544,9 @@ class ColorScorer:
         :data:`MATTE_QUANTILE`); None, as for pixels without their image: not known, and the
         diffuse line reads the upper quantile that glossy surfaces need. ``light``: the pixels were
         white-balanced by this light (linear RGB, :func:`~huebench.color.reflectance.balance`); the
-        dominant colour goes back under it before the comparison."""
+        dominant colour goes back under it before the comparison. ``band_cap``: the glossy line is
+        capped by its middle band (``line_band``); :meth:`score_image` sets False where the object's
+        darker pixels say they carry the albedo (:data:`BAND_FLOOR_ERRORS`)."""
         px = np.asarray(rgb_pixels).reshape(-1, 3)
         cands = self.candidates(target)
         t = cands[0]
@@ -568,7 +592,7 @@ class ColorScorer:
             px8 = px8[main]
         # a refused veil refuses the fitted floor too: that floor is the same reflection, which the
         # pixels have just shown is not there
-        px8 = self.specular_steps(px8, veil if refused is None else refused, glossy)
+        px8 = self.specular_steps(px8, veil if refused is None else refused, glossy, band_cap=band_cap)
         window = self.lightness_window
         # a flat (noisy) surface is all lit: a window would only pick noise. Clipped pixels are left
         # out of the test: the lit half of a bright surface under a warm light would make the
@@ -697,16 +721,20 @@ class ColorScorer:
             light = light_colour(img, m, depth=depth, planarity=self.light_planarity, margin=self.light_margin)
             if light is not None:
                 img = balance(img, light)
-        veil = glossy = None
+        veil = glossy = floor = None
         if (self.fresnel is not None or self.specular is not None) and inner.sum() >= self.min_pixels:
             glossy = self.looks_glossy(img, m, depth)
+        band_cap = True
+        if glossy and self.specular is not None and self.line_band is not None and self.band_floor_errors is not None:
+            floor = darker_floor(img, m, depth=depth)
+            band_cap = floor is None or floor[0] >= -self.band_floor_errors * floor[1]
         surroundings = None
         if glossy is not None:
-            veil, surroundings = self.fresnel_veil(img, m, depth, glossy)
+            veil, surroundings = self.fresnel_veil(img, m, depth, glossy, floor=floor)
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
-        score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light)
+        score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light, band_cap=band_cap)
         score.stride, score.glossy, score.peeled = stride, glossy, peeled
         if surroundings is not None:  # as the record's veils: under the image's light
             shown = np.asarray(surroundings, dtype=np.float64) * (1.0 if light is None else light)
@@ -724,13 +752,20 @@ class ColorScorer:
         return score, full_mask
 
     def fresnel_veil(
-        self, image: NDArray[np.uint8], mask: NDArray[np.bool_], depth: NDArray[np.int32], glossy: bool
+        self,
+        image: NDArray[np.uint8],
+        mask: NDArray[np.bool_],
+        depth: NDArray[np.int32],
+        glossy: bool,
+        *,
+        floor: tuple[float, float] | None = None,
     ) -> tuple[Any, Any]:
         """The Fresnel veil taken off the object (:func:`~huebench.color.reflectance.specular_veil`
         with this scorer's settings), no more than its darker pixels show
         (:func:`~huebench.color.reflectance.veil_within_floor`, ``veil_floor_errors``; version 22),
         and F0 × the surroundings where that cut it (else None): ``(veil, surroundings)``; no veil
-        without ``fresnel``."""
+        without ``fresnel``. ``floor``: :func:`~huebench.color.reflectance.darker_floor` of the
+        object, when the caller has read it (None: read here if needed)."""
         if self.fresnel is None:
             return None, None
         veil = specular_veil(
@@ -747,7 +782,9 @@ class ColorScorer:
         )
         if veil is None or self.veil_floor_errors is None:
             return veil, None
-        allowed = veil_within_floor(veil, darker_floor(image, mask, depth=depth), self.veil_floor_errors)
+        if floor is None:
+            floor = darker_floor(image, mask, depth=depth)
+        allowed = veil_within_floor(veil, floor, self.veil_floor_errors)
         return (veil, None) if allowed is veil else (allowed, veil)
 
     def looks_glossy(self, image: NDArray[np.uint8], mask: NDArray[np.bool_], depth: NDArray[np.int32]) -> bool:
@@ -771,10 +808,13 @@ class ColorScorer:
         """The pixels judged: the image's pixels inside the (eroded) mask ``inner``, N×3."""
         return masked(image, inner)
 
-    def specular_steps(self, px8: NDArray[np.uint8], veil: Any, glossy: bool | None = None) -> NDArray[np.uint8]:
+    def specular_steps(
+        self, px8: NDArray[np.uint8], veil: Any, glossy: bool | None = None, *, band_cap: bool = True
+    ) -> NDArray[np.uint8]:
         """The :data:`SPECULAR` steps on the object's main-colour pixels (``veil``: the Fresnel veil
         already removed from them or refused as more than they show — either way the floor is
-        settled — or None; ``glossy``: the gloss test's answer, None if unknown)."""
+        settled — or None; ``glossy``: the gloss test's answer, None if unknown; ``band_cap``: the
+        glossy line may be capped by its middle band, ``line_band``)."""
         if self.specular is None:
             return px8
         matte = glossy is False
@@ -791,6 +831,7 @@ class ColorScorer:
             # line reads the median by default, which a curve moves less
             curve_turn=None if matte else self.curve_turn,
             dark_fall=None if matte else self.dark_fall,
+            line_band=None if matte or not band_cap else self.line_band,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
         )
