@@ -37,9 +37,12 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   after version 21 was chosen: generators' grades — a teal-and-orange split tone, a bleach bypass,
   a gamut compression, crushed blacks with a saturation boost (:data:`LOOK_PIPELINES`) — on the
   same bodies; it judged version 22 once and is spent. ``finishes`` was made after version 22 was
-  chosen and is kept unseen for the next version (:data:`UNSEEN_FAMILIES`): an additive haze, a
-  cross-processed film curve, a vibrance boost and an exponential shoulder
-  (:data:`FINISH_PIPELINES`) on the same bodies.
+  chosen: an additive haze, a cross-processed film curve, a vibrance boost and an exponential
+  shoulder (:data:`FINISH_PIPELINES`) on the same bodies; it judged version 23 once and is spent.
+  ``encodings`` was made after version 23 was chosen and is kept unseen for the next version
+  (:data:`UNSEEN_FAMILIES`): a wide-gamut render shown untagged as sRGB, a pure 2.2 power instead
+  of sRGB's curve, desaturated shadows and an ungraded log encoding (:data:`ENCODING_PIPELINES`) on
+  the same bodies.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -70,6 +73,7 @@ from huebench.errors import HuebenchError
 
 __all__ = [
     "CAMERA_PIPELINES",
+    "ENCODING_PIPELINES",
     "FAMILIES",
     "FINISH_PIPELINES",
     "GRADED_PIPELINES",
@@ -107,11 +111,12 @@ HELD_OUT_FAMILIES = (
     "graded",
     "looks",
     "finishes",
+    "encodings",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("finishes",)
+UNSEEN_FAMILIES: tuple[str, ...] = ("encodings",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -855,12 +860,68 @@ FINISH_PIPELINES: dict[str, CameraPipeline] = {
     "soft-shoulder": CameraPipeline(1.0, _soft_shoulder, jpeg=80),
 }
 
-#: every pipeline by name: the camera, graded, looks and finishes families'
+#: linear sRGB to linear Display P3 (both D65; colour-science's ``matrix_RGB_to_RGB``): the numbers a
+#: wide-gamut renderer writes for an sRGB colour
+SRGB_TO_P3 = np.array(
+    [
+        [0.8225336512, 0.1775458067, 0.0000536948],
+        [0.0331170846, 0.9668481430, -0.0000031500],
+        [0.0170564417, 0.0724006114, 0.9104892659],
+    ]
+)
+
+
+def _p3_untagged(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A wide-gamut render shown as sRGB: the scene in Display P3's primaries, Reinhard's extended
+    operator on each of those channels, and the numbers read as sRGB's (the P3 file untagged): every
+    colour paler and its hue turned a little, the darker and the brighter alike."""
+    return _reinhard(np.maximum(lin @ SRGB_TO_P3.T, 0.0))
+
+
+def _pure_gamma(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Hable's filmic curve on each channel, encoded with a pure 2.2 power instead of sRGB's curve,
+    whose straight segment near black the power rises well above: the deepest tones lifted and
+    paler, the rest nearly as sRGB shows them."""
+    return np.asarray(srgb_to_linear(np.clip(_hable(lin), 0.0, 1.0) ** (1.0 / 2.2)), dtype=np.float64)
+
+
+def _muted_shadows(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator on luminance (every channel scaled alike), then the shadows
+    desaturated: each colour's distance from its luminance kept in full from display luminance 0.4
+    up and cut towards 40 % at black (a smoothstep between): the darker a pixel, the paler."""
+    y, toned = _toned_luminance(lin)  # N×1 columns
+    w = np.clip((toned - 0.05) / 0.35, 0.0, 1.0)
+    w = w * w * (3.0 - 2.0 * w)
+    out = lin * (toned / y)
+    return np.asarray(toned + (0.4 + 0.6 * w) * (out - toned), dtype=np.float64)
+
+
+def _log_flat(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """An ungraded log encoding shown as it is: each channel's log2 exposure over mid grey, from 7
+    stops below to 5.5 above, mapped linearly to the display's code values (a flat, washed-out,
+    low-contrast image, as a camera's log profile or a generator's "raw" look gives)."""
+    code = (np.log2(np.maximum(lin, 2.0**-10) / 0.18) + 7.0) / 12.5
+    return np.asarray(srgb_to_linear(np.clip(code, 0.0, 1.0)), dtype=np.float64)
+
+
+#: the held-out ``encodings`` family's display encodings (made after version 23 was chosen; kept
+#: unseen for the next version): a wide-gamut render shown untagged as sRGB, a pure 2.2 power
+#: instead of sRGB's curve, shadows desaturated, an ungraded log encoding; each after an exposure
+#: gain on scene-linear light
+ENCODING_PIPELINES: dict[str, CameraPipeline] = {
+    "p3-untagged": CameraPipeline(1.4, _p3_untagged, jpeg=90),
+    "pure-gamma": CameraPipeline(1.6, _pure_gamma, noise=1.0),
+    "muted-shadows": CameraPipeline(1.3, _muted_shadows, sharpen=True),
+    "log-flat": CameraPipeline(1.0, _log_flat, jpeg=85),
+}
+
+#: every pipeline by name: the camera, graded, looks, finishes and encodings families'
 PIPELINES: dict[str, CameraPipeline] = {
     **CAMERA_PIPELINES,
     **GRADED_PIPELINES,
     **LOOK_PIPELINES,
     **FINISH_PIPELINES,
+    **ENCODING_PIPELINES,
 }
 
 
@@ -1133,6 +1194,7 @@ GRADES: dict[str, tuple[dict[str, CameraPipeline], tuple[int, int], int, tuple[i
     "graded": (GRADED_PIPELINES, (3, 5), 2, (0, 2, 3)),
     "looks": (LOOK_PIPELINES, (2, 7), 3, (1, 3, 1)),
     "finishes": (FINISH_PIPELINES, (5, 7), 1, (0, 3, 1)),
+    "encodings": (ENCODING_PIPELINES, (7, 5), 4, (1, 2, 3)),
 }
 
 
@@ -1263,6 +1325,7 @@ PLAIN: dict[str, str] = {
     "graded": "without the grade",
     "looks": "without the look",
     "finishes": "without the finish",
+    "encodings": "without the encoding",
 }
 
 
