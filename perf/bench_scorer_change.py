@@ -3,6 +3,7 @@
 1-megapixel object (ratios, not absolute targets; docs/performance.md).
 
     python perf/bench_scorer_change.py --against '{"curve_turn": null}' [--family tonemapped]
+    python perf/bench_scorer_change.py --against '{"line_band": null}' --numpy-floor   # version 22 as it ran
 
 Per round, best of ``--passes`` passes per scorer, the two alternating in turn; the 1 MP image
 (``bench_harness``'s analytic sphere) on one numba thread, the small images on numba's default. The images are ``scorer_study``'s
@@ -15,6 +16,8 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,24 @@ import scorer_study
 from bench_harness import _one_megapixel_object
 
 from huebench.benchmarks.gencolor.scoring import SCORER_VERSION, ColorScorer
+from huebench.color import _kernels, reflectance
 from huebench.errors import HuebenchError
+
+
+@contextmanager
+def numpy_floor() -> Iterator[None]:
+    """``reflectance.darker_floor`` on its NumPy steps for the length of the block, as version 22
+    read it before the floor was compiled (version 23; the same values)."""
+    kernel = _kernels.darker_floor
+
+    def numpy_steps(image: Any, depth: Any, interior: int, table: Any, clipped: int, share: float, bound: int) -> Any:
+        return reflectance._darker_floor_numpy(image, depth, interior, share)
+
+    _kernels.darker_floor = numpy_steps
+    try:
+        yield
+    finally:
+        _kernels.darker_floor = kernel
 
 
 def pass_seconds(scorer: ColorScorer, data: Any) -> float:
@@ -42,6 +62,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--passes", type=int, default=8)
     ap.add_argument("--cache", default="/tmp/huebench-families")
+    ap.add_argument(
+        "--numpy-floor",
+        action="store_true",
+        help="the --against scorer reads the darker pixels' floor on NumPy's path (version 22 as it ran)",
+    )
     args = ap.parse_args()
     try:
         options = json.loads(args.against)
@@ -71,20 +96,27 @@ def main() -> None:
             if threads is not None:
                 numba.set_num_threads(threads)
 
-    for s in scorers.values():  # first calls pay for imports, caches and compilation: warm both alike
-        one_mp(s)
-        for data in sets.values():
-            pass_seconds(s, data)
+    def as_run(k: str) -> Any:
+        return numpy_floor() if args.numpy_floor and k == "against" else nullcontext()
+
+    for k, s in scorers.items():  # first calls pay for imports, caches and compilation: warm both alike
+        with as_run(k):
+            one_mp(s)
+            for data in sets.values():
+                pass_seconds(s, data)
+    floor = ", its darker floor on NumPy's path" if args.numpy_floor else ""
     print(
-        f"the default (version {SCORER_VERSION}) against {options}, best of {args.passes} alternating passes per round"
+        f"the default (version {SCORER_VERSION}) against {options}{floor}, best of {args.passes} alternating passes "
+        "per round"
     )
     for r in range(args.rounds):
         best = {k: {**dict.fromkeys(sets, float("inf")), "1 MP": float("inf")} for k in scorers}
         for p in range(args.passes):
             for k in ("against", "default") if p % 2 == 0 else ("default", "against"):
-                for name, data in sets.items():
-                    best[k][name] = min(best[k][name], pass_seconds(scorers[k], data))
-                best[k]["1 MP"] = min(best[k]["1 MP"], one_mp(scorers[k]))
+                with as_run(k):
+                    for name, data in sets.items():
+                        best[k][name] = min(best[k][name], pass_seconds(scorers[k], data))
+                    best[k]["1 MP"] = min(best[k]["1 MP"], one_mp(scorers[k]))
         cells = []
         for name, data in sets.items():
             before, after = len(data[1]) / best["against"][name], len(data[1]) / best["default"][name]

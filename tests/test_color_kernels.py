@@ -996,6 +996,42 @@ def test_rim_saturation_kernel_is_the_numpy_steps(monkeypatch):
     assert len(found) >= 20 and min(found) < 0.93 < max(found) and None in compiled
 
 
+def test_darker_floor_kernel_is_the_numpy_steps(monkeypatch):
+    # the darker pixels' floor (version 22's veil test, version 23's band test) runs as one kernel:
+    # the same intercept and standard error, bit for bit, or the same None; an interior of more
+    # than FIT_PIXELS pixels is read on the same even sample as NumPy's (np.linspace's indices)
+    from huebench.color import reflectance
+
+    rng = np.random.default_rng(34)
+    cases = []
+    for size in [*rng.integers(8, 90, 40), 200]:
+        h = w = int(size)
+        yy, xx = np.mgrid[:h, :w]
+        r2 = ((yy - h / 2) ** 2 + (xx - w / 2) ** 2) / (h / 2.3) ** 2
+        obj = r2 < 1
+        shade = np.sqrt(np.clip(1 - r2, 0, 1))[..., None] * rng.uniform(0.3, 1.6)
+        veil = rng.choice([0.0, rng.uniform(0.0, 0.05)])
+        lin = np.where(obj[..., None], shade * rng.random(3) ** 2 + veil, 0.4)
+        img = color.linear_to_srgb8(np.clip(lin + rng.normal(0, 0.003, lin.shape), 0, 1))
+        cases.append((img, obj))
+    calls = []
+    kernel = _kernels.darker_floor
+    monkeypatch.setattr(_kernels, "darker_floor", lambda *a: calls.append(kernel(*a)) or calls[-1])
+    compiled = [reflectance.darker_floor(img, m) for img, m in cases]
+    assert len(calls) == len(cases)
+    big = reflectance.mask_depth(cases[-1][1]) > reflectance.GLOSS_INTERIOR
+    assert big.sum() > reflectance.FIT_PIXELS and compiled[-1] is not None  # read on the sample
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    assert compiled == [reflectance.darker_floor(img, m) for img, m in cases]
+    # the sample's indices are np.linspace's, for interiors of any size above the bound
+    for n in (20001, 20002, 23456, 65536, 387000):
+        step = (n - 1) / (reflectance.FIT_PIXELS - 1)
+        mine = np.array([int(j * step + 0.0) for j in range(reflectance.FIT_PIXELS - 1)] + [n - 1])
+        assert np.array_equal(mine, reflectance.fit_sample(n))
+    found = [f for f in compiled if f is not None]
+    assert len(found) >= 25 and None in compiled and any(f[0] > 3 * f[1] for f in found)
+
+
 def test_principal_axis_is_lapacks_decomposition():
     # the dominant colour's 2×2 PCA in closed form: LAPACK's eigenvalues and (up to sign) its
     # eigenvector, on spread, round, degenerate and axis-aligned point sets

@@ -1593,6 +1593,75 @@ if AVAILABLE:
         return _quantile(chroma, q)
 
     @_exact_jit()
+    def _darker_floor(img, depth, interior, table, clipped, share, max_pixels, out):  # pragma: no cover - compiled
+        # reflectance.darker_floor on flat arrays (raster order): out = (intercept, standard error);
+        # returns 1 with a floor, 0 with none. An interior of more than max_pixels is read on
+        # reflectance.fit_sample's even sample (np.linspace's values: i × step, the last n − 1,
+        # truncated). NumPy's sums: _pairwise_sum
+        n_all = 0
+        for i in range(depth.shape[0]):
+            if depth[i] > interior:
+                n_all += 1
+        n_sample = min(n_all, max_pixels)
+        take = np.empty(n_sample, dtype=np.int64)
+        if n_all > max_pixels:
+            step = (n_all - 1) / (max_pixels - 1)
+            for j in range(max_pixels - 1):
+                take[j] = int(j * step + 0.0)
+            take[max_pixels - 1] = n_all - 1
+        else:
+            for j in range(n_all):
+                take[j] = j
+        lin = np.empty((n_sample, 3))
+        grey = np.empty(n_sample)
+        k = 0
+        ordinal = 0  # of the interior pixel
+        at = 0  # the next sampled ordinal's place in take
+        for i in range(depth.shape[0]):
+            if depth[i] > interior:
+                ordinal += 1
+                if at >= n_sample or take[at] != ordinal - 1:
+                    continue
+                at += 1
+                r, g, b = img[3 * i], img[3 * i + 1], img[3 * i + 2]
+                if r >= clipped or g >= clipped or b >= clipped:
+                    continue
+                lin[k, 0], lin[k, 1], lin[k, 2] = table[r], table[g], table[b]
+                grey[k] = ((lin[k, 0] + lin[k, 1]) + lin[k, 2]) / 3
+                k += 1
+        if k < 20:
+            return 0
+        grey = grey[:k]
+        lo, hi = _quantile(grey, 0.1), _quantile(grey, share)
+        n = 0
+        for i in range(k):
+            if grey[i] >= lo and grey[i] <= hi:
+                n += 1
+        if n < 20 or hi < 1.25 * lo:
+            return 0
+        x, y = np.empty(n), np.empty(n)
+        j = 0
+        for i in range(k):
+            if grey[i] >= lo and grey[i] <= hi:
+                g = grey[i]
+                d0, d1, d2 = lin[i, 0] - g, lin[i, 1] - g, lin[i, 2] - g
+                x[j] = np.sqrt((d0 * d0 + d1 * d1) + d2 * d2)
+                y[j] = g
+                j += 1
+        mean_x, mean_y = _mean(x), _mean(y)
+        dx, dy = x - mean_x, y - mean_y
+        sxx = 0.0 + _pairwise_sum(dx * dx, 0, n)
+        if sxx <= 1e-18:  # no chroma spread: nothing to fit a line to
+            return 0
+        slope = (0.0 + _pairwise_sum(dx * dy, 0, n)) / sxx
+        intercept = mean_y - slope * mean_x
+        r = (y - intercept) - slope * x
+        residual = (0.0 + _pairwise_sum(r * r, 0, n)) / (n - 2)
+        out[0] = intercept
+        out[1] = np.sqrt(residual * (1.0 / n + mean_x * mean_x / sxx))
+        return 1
+
+    @_exact_jit()
     def _rim_saturation(img, mask, depth, band0, band1, table, clipped):  # pragma: no cover - compiled
         # reflectance.rim_saturation on flat arrays (raster order); NaN where it answers None
         n = 0
@@ -2063,6 +2132,26 @@ def unclipped_shading(rgb8: NDArray[np.uint8], table: NDArray[np.float64], clipp
 def chroma_quantile(rgb8: NDArray[np.uint8], lut: NDArray[np.float64], m: NDArray[np.float64], q: float) -> float:
     """The ``q``-quantile of the chroma C*ab of N×3 8-bit pixels (srgb_to_lab's tables ``lut``, ``m``)."""
     return float(_chroma_quantile(_flat(rgb8), lut, m, float(q)))
+
+
+def darker_floor(
+    image: NDArray[np.uint8],
+    depth: NDArray[np.int32],
+    interior: int,
+    table: NDArray[np.float64],
+    clipped: int,
+    share: float,
+    max_pixels: int,
+) -> tuple[float, float] | None:
+    """reflectance.darker_floor of an (H, W, 3) 8-bit image and its mask's depth: ``(floor, se)``, or
+    None where there is none (an interior of more than ``max_pixels`` read on fit_sample's sample)."""
+    out = np.empty(2)
+    found = int(
+        _darker_floor(
+            _flat(image), _flat(depth), int(interior), table, int(clipped), float(share), int(max_pixels), out
+        )
+    )
+    return (float(out[0]), float(out[1])) if found else None
 
 
 def rim_saturation(

@@ -955,6 +955,16 @@ def darker_floor(
     m = np.asarray(mask, dtype=bool)
     depth = mask_depth(m) if depth is None else depth
     img = np.asarray(image)
+    if _kernels.enabled(m.size) and img.dtype == np.uint8 and img.shape == (*m.shape, 3) and depth.shape == m.shape:
+        # the steps of _darker_floor_numpy in one kernel, the same values
+        return _kernels.darker_floor(img, depth, interior, srgb8_table(), CLIPPED, share, FIT_PIXELS)
+    return _darker_floor_numpy(img, depth, interior, share)
+
+
+def _darker_floor_numpy(
+    img: NDArray[np.uint8], depth: NDArray[np.int32], interior: int, share: float
+) -> tuple[float, float] | None:
+    """:func:`darker_floor`'s steps in NumPy (its reference, and its path without numba)."""
     px = fit_sample_of(masked(img, depth > interior))
     px = px[~row_any(px >= CLIPPED)]
     if len(px) < 20:
@@ -974,7 +984,7 @@ def darker_floor(
     slope = float(np.sum((x - mean_x) * (y - mean_y))) / sxx
     intercept = mean_y - slope * mean_x
     residual = float(np.sum((y - intercept - slope * x) ** 2)) / (n - 2)
-    return float(intercept), float(np.sqrt(residual * (1.0 / n + mean_x**2 / sxx)))
+    return float(intercept), float(np.sqrt(residual * (1.0 / n + mean_x * mean_x / sxx)))
 
 
 def veil_within_floor(veil: Any, floor: tuple[float, float] | None, errors: float) -> Any:
