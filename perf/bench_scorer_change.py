@@ -36,7 +36,9 @@ def numpy_floor() -> Iterator[None]:
     read it before the floor was compiled (version 23; the same values)."""
     kernel = _kernels.darker_floor
 
-    def numpy_steps(image: Any, depth: Any, interior: int, table: Any, clipped: int, share: float, bound: int) -> Any:
+    def numpy_steps(
+        image: Any, depth: Any, interior: int, table: Any, clipped: int, share: float, max_pixels: int
+    ) -> Any:
         return reflectance._darker_floor_numpy(image, depth, interior, share)
 
     _kernels.darker_floor = numpy_steps

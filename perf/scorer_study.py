@@ -150,7 +150,7 @@ class StudyScorer(ColorScorer):
         return image[inner]
 
     def specular_steps(
-        self, px8: np.ndarray, veil: Any, glossy: bool | None = None, *, band_cap: bool = True
+        self, px8: np.ndarray, veil: Any, glossy: bool | None = None, *, cap_by_band: bool = True
     ) -> np.ndarray:
         if self.specular == SPECULAR and self.truth is not None:
             px = px8
@@ -170,7 +170,7 @@ class StudyScorer(ColorScorer):
                 px, saturation=max(saturation_of(lin), 1e-3), keep_clipped=matte and self.matte_keeps_clipped
             )
         if self.specular == SPECULAR:  # the package's own steps
-            return super().specular_steps(px8, veil, glossy, band_cap=band_cap)
+            return super().specular_steps(px8, veil, glossy, cap_by_band=cap_by_band)
         for step in (self.specular or "").split("+"):
             if step == "dichromatic" and veil is not None:
                 continue  # the veil is the floor this step would fit
@@ -863,6 +863,8 @@ def saturation_oracle(system: str, meta: list[dict], imgs: np.ndarray, masks: np
         if m["family"] != "mitsuba" or m["material"] != "glossy":
             continue
         px = img[mask_depth(mask, frame_cuts=default.frame_cuts) > scorer.erode]
+        # the glossy line as this study was first measured: without the curve tests
+        # (versions 20, 21) and the band (version 23) that the default's line has since
         fitted = albedo_saturation(remove_specular(px), quantile=0.9)
         if fitted is None:  # achromatic or flat: the scorer leaves these pixels alone
             continue

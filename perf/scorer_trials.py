@@ -414,12 +414,10 @@ def band_cap(low: float, high: float, floor_errors: float | None = None) -> Line
     them (a face mirroring a darker floor than the lit one mirrors), and they say so."""
 
     def rule(estimate: float, quantile: float, sat: np.ndarray, grey: np.ndarray, lin: np.ndarray) -> float:
-        floor = _DARKER.get("floor")
-        if floor_errors is not None and floor is not None and floor[0] < -floor_errors * floor[1]:
+        if floor_errors is not None and reflectance.floor_below_zero(_DARKER.get("floor"), floor_errors):
             return estimate
-        lo, hi = np.quantile(grey, [low, high])
-        middle = (grey >= lo) & (grey <= hi)
-        return min(estimate, float(np.quantile(sat[middle], quantile))) if middle.sum() >= 10 else estimate
+        band = reflectance.line_band_saturation(sat, grey, quantile, (low, high))
+        return estimate if band is None else min(estimate, band)
 
     return rule
 
@@ -513,7 +511,8 @@ def read_darker_floor() -> None:
 
     def veil_of(self: Any, image: np.ndarray, mask: np.ndarray, depth: np.ndarray, glossy: bool, **kw: Any) -> Any:
         veil, surroundings = fresnel_veil(self, image, mask, depth, glossy, **kw)
-        _DARKER["floor"] = reflectance.darker_floor(image, mask, depth=depth)
+        read = kw.get("floor", "unread")  # score_image's read, where it made one
+        _DARKER["floor"] = reflectance.darker_floor(image, mask, depth=depth) if read == "unread" else read
         _DARKER["cut"] = veil is None and surroundings is not None
         return veil, surroundings
 
@@ -568,7 +567,7 @@ def glossy_quantile(level: float) -> None:
 
 
 #: the scorer options that give an earlier version's scores (``--version19``, ``--version20``,
-#: ``--version21``)
+#: ``--version21``, ``--version22``)
 VERSION_OPTIONS: dict[str, dict[str, Any]] = {
     "19": {"curve_turn": None, "dark_fall": None, "veil_floor_errors": None, "line_band": None},
     "20": {"dark_fall": None, "veil_floor_errors": None, "line_band": None},

@@ -1023,11 +1023,16 @@ def test_darker_floor_kernel_is_the_numpy_steps(monkeypatch):
     assert big.sum() > reflectance.FIT_PIXELS and compiled[-1] is not None  # read on the sample
     monkeypatch.setattr(_kernels, "enabled", lambda n: False)
     assert compiled == [reflectance.darker_floor(img, m) for img, m in cases]
-    # the sample's indices are np.linspace's, for interiors of any size above the bound
+    # the kernel's sample is fit_sample's (np.linspace's indices) for interiors of any size above
+    # the bound: n interior pixels in a row of noisy shades, the rest outside
+    monkeypatch.undo()
     for n in (20001, 20002, 23456, 65536, 387000):
-        step = (n - 1) / (reflectance.FIT_PIXELS - 1)
-        mine = np.array([int(j * step + 0.0) for j in range(reflectance.FIT_PIXELS - 1)] + [n - 1])
-        assert np.array_equal(mine, reflectance.fit_sample(n))
+        depth = np.zeros((1, n + 5), np.int32)
+        depth[0, 2 : n + 2] = 3
+        shade = rng.uniform(0.05, 1.0, (1, n + 5, 1))
+        img = color.linear_to_srgb8(np.clip(shade * np.array([0.6, 0.2, 0.05]) + 0.01, 0, 1))
+        fast = reflectance.darker_floor(img, depth > 0, depth=depth)
+        assert fast is not None and fast == reflectance._darker_floor_numpy(img, depth, reflectance.GLOSS_INTERIOR, 0.7)
     found = [f for f in compiled if f is not None]
     assert len(found) >= 25 and None in compiled and any(f[0] > 3 * f[1] for f in found)
 

@@ -720,7 +720,7 @@ def test_the_glossy_line_is_capped_by_its_band_unless_the_darker_pixels_carry_th
     px = np.full((50, 3), 120, np.uint8)
     for glossy in (True, None, False):
         scorer.specular_steps(px, None, glossy)
-    scorer.specular_steps(px, None, True, band_cap=False)
+    scorer.specular_steps(px, None, True, cap_by_band=False)
     ColorScorer("css3", line_band=None).specular_steps(px, None, True)
     assert seen == [(0.3, 0.8), (0.3, 0.8), None, None, None]
     config = scorer.config()
@@ -735,13 +735,18 @@ def test_the_glossy_line_is_capped_by_its_band_unless_the_darker_pixels_carry_th
     inputs = fam.family_samples("microfacet", load_system("iscc-nbs-l2").colors[4:5])[0]
     known = fam.make_image(inputs, size=40)
     reads = []
-    for floor, capped in (((-0.05, 0.001), False), ((-0.001, 0.001), True), ((0.01, 0.001), True), (None, True)):
+    monkeypatch.setattr(ColorScorer, "looks_glossy", lambda self, *a: True)
+    monkeypatch.setattr(scoring, "specular_veil", lambda *a, **k: 0.01)  # a veil found: the floor judges it too
+    # (the floor, the band capping, the veil cut): far below 0 the veil stays; near 0 it goes, above
+    # 0.01 + 2 SE it is cut to the floor; no floor, no cut
+    cases = (((-0.05, 0.001), False, False), ((-0.001, 0.001), True, True), ((0.005, 0.001), True, True))
+    for floor, capped, cut in (*cases, (None, True, False)):
         monkeypatch.setattr(scoring, "darker_floor", lambda *a, floor=floor, **k: reads.append(1) or floor)
-        monkeypatch.setattr(ColorScorer, "looks_glossy", lambda self, *a: True)
         seen.clear(), reads.clear()
-        scorer.score_image(known.image, "#808080", mask=known.mask)
+        score = scorer.score_image(known.image, "#808080", mask=known.mask)[0]
         assert seen == [(0.3, 0.8) if capped else None], floor
-        assert len(reads) == 1  # one read serves the cap and the veil
+        assert len(reads) == 1, floor  # one read serves the cap and the veil, a floor or none
+        assert (score.veil_surroundings is not None) == cut, floor
         seen.clear()
         ColorScorer("css3", band_floor_errors=None).score_image(known.image, "#808080", mask=known.mask)
         assert seen == [(0.3, 0.8)]  # no floor test: the cap everywhere

@@ -98,6 +98,7 @@ __all__ = [
     "balance",
     "check_curve_turn",
     "check_dark_fall",
+    "check_floor_errors",
     "check_line_band",
     "check_veil_floor",
     "check_white_bounds",
@@ -112,6 +113,7 @@ __all__ = [
     "fit_sample",
     "fit_sample_of",
     "fit_veil",
+    "floor_below_zero",
     "fresnel_reflectance",
     "gaussian_blur",
     "grow_mask",
@@ -987,6 +989,14 @@ def _darker_floor_numpy(
     return float(intercept), float(np.sqrt(residual * (1.0 / n + mean_x * mean_x / sxx)))
 
 
+def floor_below_zero(floor: tuple[float, float] | None, errors: float) -> bool:
+    """Does the darker pixels' floor (:func:`darker_floor`: ``(floor, se)``) lie more than ``errors``
+    standard errors below 0 — those pixels more saturated than one albedo under any veil leaves
+    them (a tone curve's toe, light the object bounces onto itself, a face mirroring a darker floor
+    than the lit face mirrors)? False without a floor (None)."""
+    return floor is not None and floor[0] < -errors * floor[1]
+
+
 def veil_within_floor(veil: Any, floor: tuple[float, float] | None, errors: float) -> Any:
     """The veil (linear RGB: one value, or one per channel) as the darker pixels' floor
     (:func:`darker_floor`: ``(floor, se)``, the veil's grey component) allows it: the same object
@@ -996,20 +1006,26 @@ def veil_within_floor(veil: Any, floor: tuple[float, float] | None, errors: floa
     floor (its colour kept), or ``None`` (no veil) where the floor is not positive.
     """
     check_veil_floor(errors)
-    if floor is None:
+    if floor is None or floor_below_zero(floor, errors):
         return veil
     level, se = floor
     mean = float(np.mean(veil))
-    if level < -errors * se or mean <= level + errors * se:
+    if mean <= level + errors * se:
         return veil
     return None if level <= 0 else np.asarray(veil, dtype=np.float64) * (level / mean)
+
+
+def check_floor_errors(name: str, errors: float | None) -> None:
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` naming the setting ``name`` unless
+    ``errors`` is a finite number of standard errors ≥ 0 (or None: no test)."""
+    if errors is not None and not (np.isfinite(errors) and errors >= 0):
+        raise HuebenchError(f"{name} must be a finite number of standard errors ≥ 0 or None, got {errors!r}")
 
 
 def check_veil_floor(errors: float | None, share: float = VEIL_FLOOR_SHARE) -> None:
     """Raise a one-line :class:`~huebench.errors.HuebenchError` unless ``errors`` is a finite
     number of standard errors ≥ 0 (or None: no test) and ``share`` a quantile in (0.1, 1]."""
-    if errors is not None and not (np.isfinite(errors) and errors >= 0):
-        raise HuebenchError(f"veil_floor_errors must be a finite number of standard errors ≥ 0 or None, got {errors!r}")
+    check_floor_errors("veil_floor_errors", errors)
     if not 0.1 < share <= 1:
         raise HuebenchError(f"the darker pixels' share must be a quantile in (0.1, 1], got {share!r}")
 
@@ -1308,12 +1324,14 @@ def _saturation_from_fit(
 
 
 def line_band_saturation(
-    sat: NDArray[np.float64], grey: NDArray[np.float64], quantile: float, band: tuple[float, float] = (0.3, 0.8)
+    sat: NDArray[np.float64], grey: NDArray[np.float64], quantile: float, band: tuple[float, float]
 ) -> float | None:
     """The ``quantile`` of the saturations ``sat`` of a line's pixels whose grey components
     ``grey`` lie between the ``band`` quantiles of them (both ends in): the line's estimate away
     from its darkest pixels (whose saturation noise is the largest, and which a curve's toe makes
-    more saturated) and its brightest (which carry the highlight). None for fewer than 10 there."""
+    more saturated) and its brightest (which carry the highlight). None for fewer than 10 there.
+    ``band``: :func:`check_line_band`'s, e.g. :data:`LINE_BAND`."""
+    check_line_band(band)
     lo, hi = stats.quantile(grey, [float(band[0]), float(band[1])])
     middle = (grey >= lo) & (grey <= hi)
     if np.count_nonzero(middle) < 10:

@@ -850,8 +850,8 @@ def _soft_shoulder(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     return 1.0 - np.exp(-1.6 * np.maximum(lin, 0.0))
 
 
-#: the held-out ``finishes`` family's grades (made after version 22 was chosen; kept unseen for the
-#: next version): an additive haze after a luminance curve, a cross-processed film curve, a vibrance
+#: the held-out ``finishes`` family's grades (made after version 22 was chosen; it judged version 23
+#: once): an additive haze after a luminance curve, a cross-processed film curve, a vibrance
 #: boost and an exponential shoulder; each after an exposure gain on scene-linear light
 FINISH_PIPELINES: dict[str, CameraPipeline] = {
     "haze": CameraPipeline(1.2, _haze, jpeg=90),
@@ -888,7 +888,8 @@ def _pure_gamma(lin: NDArray[np.float64]) -> NDArray[np.float64]:
 def _muted_shadows(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """Reinhard's extended operator on luminance (every channel scaled alike), then the shadows
     desaturated: each colour's distance from its luminance kept in full from display luminance 0.4
-    up and cut towards 40 % at black (a smoothstep between): the darker a pixel, the paler."""
+    up and cut to 40 % at and below display luminance 0.05 (a smoothstep between): the darker a
+    pixel, the paler."""
     y, toned = _toned_luminance(lin)  # N×1 columns
     w = np.clip((toned - 0.05) / 0.35, 0.0, 1.0)
     w = w * w * (3.0 - 2.0 * w)

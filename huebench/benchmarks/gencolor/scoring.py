@@ -34,7 +34,10 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   channel, which reflected white cannot do — the line reads its saturation near the lit face
   (``curve_turn``, version 20), and so it does where the saturation of the darker half of its pixels
   falls with brightness — a curve that turns no hue, which neither one albedo nor a reflected veil
-  does (``dark_fall``, version 21);
+  does (``dark_fall``, version 21). A glossy line's saturation is at most the same quantile over
+  its pixels between the 0.3 and 0.8 quantiles of brightness — noise and a curve's toe inflate the
+  darkest — except where the darker pixels are more saturated than a veil leaves them
+  (``line_band``, ``band_floor_errors``, version 23);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
 - under a coloured light a glossy surface reflects that light's colour, not white: when the object's
@@ -61,7 +64,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -106,6 +109,7 @@ from huebench.color.reflectance import (
     balance,
     check_curve_turn,
     check_dark_fall,
+    check_floor_errors,
     check_line_band,
     check_veil_floor,
     check_white_bounds,
@@ -115,6 +119,7 @@ from huebench.color.reflectance import (
     edge_near_surroundings,
     fit_sample_of,
     fit_veil,
+    floor_below_zero,
     grow_mask,
     light_colour,
     lightness_varies,
@@ -389,10 +394,7 @@ class ColorScorer:
         self.veil_floor_errors = None if veil_floor_errors is None else float(veil_floor_errors)
         check_line_band(line_band)
         self.line_band = None if line_band is None else (float(line_band[0]), float(line_band[1]))
-        if band_floor_errors is not None and not (math.isfinite(band_floor_errors) and band_floor_errors >= 0):
-            raise HuebenchError(
-                f"band_floor_errors must be a finite number of standard errors ≥ 0 or None, got {band_floor_errors!r}"
-            )
+        check_floor_errors("band_floor_errors", band_floor_errors)
         self.band_floor_errors = None if band_floor_errors is None else float(band_floor_errors)
         self.matte_keeps_clipped = bool(matte_keeps_clipped)
         if main_color is not None and not 0 < main_color <= 1:
@@ -532,7 +534,7 @@ class ColorScorer:
         veil: Any = None,
         glossy: bool | None = None,
         light: NDArray[np.float64] | None = None,
-        band_cap: bool = True,
+        cap_by_band: bool = True,
     ) -> ColorScore:
         """Score 8-bit sRGB pixels (N×3 or H×W×3) of one object against ``target``.
 
@@ -544,7 +546,7 @@ class ColorScorer:
         :data:`MATTE_QUANTILE`); None, as for pixels without their image: not known, and the
         diffuse line reads the upper quantile that glossy surfaces need. ``light``: the pixels were
         white-balanced by this light (linear RGB, :func:`~huebench.color.reflectance.balance`); the
-        dominant colour goes back under it before the comparison. ``band_cap``: the glossy line is
+        dominant colour goes back under it before the comparison. ``cap_by_band``: the glossy line is
         capped by its middle band (``line_band``); :meth:`score_image` sets False where the object's
         darker pixels say they carry the albedo (:data:`BAND_FLOOR_ERRORS`)."""
         px = np.asarray(rgb_pixels).reshape(-1, 3)
@@ -592,7 +594,7 @@ class ColorScorer:
             px8 = px8[main]
         # a refused veil refuses the fitted floor too: that floor is the same reflection, which the
         # pixels have just shown is not there
-        px8 = self.specular_steps(px8, veil if refused is None else refused, glossy, band_cap=band_cap)
+        px8 = self.specular_steps(px8, veil if refused is None else refused, glossy, cap_by_band=cap_by_band)
         window = self.lightness_window
         # a flat (noisy) surface is all lit: a window would only pick noise. Clipped pixels are left
         # out of the test: the lit half of a bright surface under a warm light would make the
@@ -721,20 +723,21 @@ class ColorScorer:
             light = light_colour(img, m, depth=depth, planarity=self.light_planarity, margin=self.light_margin)
             if light is not None:
                 img = balance(img, light)
-        veil = glossy = floor = None
+        veil = glossy = None
         if (self.fresnel is not None or self.specular is not None) and inner.sum() >= self.min_pixels:
             glossy = self.looks_glossy(img, m, depth)
-        band_cap = True
+        cap_by_band = True
+        floor: tuple[float, float] | Literal["unread"] | None = "unread"
         if glossy and self.specular is not None and self.line_band is not None and self.band_floor_errors is not None:
             floor = darker_floor(img, m, depth=depth)
-            band_cap = floor is None or floor[0] >= -self.band_floor_errors * floor[1]
+            cap_by_band = not floor_below_zero(floor, self.band_floor_errors)
         surroundings = None
         if glossy is not None:
             veil, surroundings = self.fresnel_veil(img, m, depth, glossy, floor=floor)
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
-        score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light, band_cap=band_cap)
+        score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light, cap_by_band=cap_by_band)
         score.stride, score.glossy, score.peeled = stride, glossy, peeled
         if surroundings is not None:  # as the record's veils: under the image's light
             shown = np.asarray(surroundings, dtype=np.float64) * (1.0 if light is None else light)
@@ -758,14 +761,14 @@ class ColorScorer:
         depth: NDArray[np.int32],
         glossy: bool,
         *,
-        floor: tuple[float, float] | None = None,
+        floor: tuple[float, float] | Literal["unread"] | None = "unread",
     ) -> tuple[Any, Any]:
         """The Fresnel veil taken off the object (:func:`~huebench.color.reflectance.specular_veil`
         with this scorer's settings), no more than its darker pixels show
         (:func:`~huebench.color.reflectance.veil_within_floor`, ``veil_floor_errors``; version 22),
         and F0 × the surroundings where that cut it (else None): ``(veil, surroundings)``; no veil
         without ``fresnel``. ``floor``: :func:`~huebench.color.reflectance.darker_floor` of the
-        object, when the caller has read it (None: read here if needed)."""
+        object, when the caller has read it (None: it has none; "unread": read here if needed)."""
         if self.fresnel is None:
             return None, None
         veil = specular_veil(
@@ -782,7 +785,7 @@ class ColorScorer:
         )
         if veil is None or self.veil_floor_errors is None:
             return veil, None
-        if floor is None:
+        if floor == "unread":
             floor = darker_floor(image, mask, depth=depth)
         allowed = veil_within_floor(veil, floor, self.veil_floor_errors)
         return (veil, None) if allowed is veil else (allowed, veil)
@@ -809,11 +812,11 @@ class ColorScorer:
         return masked(image, inner)
 
     def specular_steps(
-        self, px8: NDArray[np.uint8], veil: Any, glossy: bool | None = None, *, band_cap: bool = True
+        self, px8: NDArray[np.uint8], veil: Any, glossy: bool | None = None, *, cap_by_band: bool = True
     ) -> NDArray[np.uint8]:
         """The :data:`SPECULAR` steps on the object's main-colour pixels (``veil``: the Fresnel veil
         already removed from them or refused as more than they show — either way the floor is
-        settled — or None; ``glossy``: the gloss test's answer, None if unknown; ``band_cap``: the
+        settled — or None; ``glossy``: the gloss test's answer, None if unknown; ``cap_by_band``: the
         glossy line may be capped by its middle band, ``line_band``)."""
         if self.specular is None:
             return px8
@@ -831,7 +834,7 @@ class ColorScorer:
             # line reads the median by default, which a curve moves less
             curve_turn=None if matte else self.curve_turn,
             dark_fall=None if matte else self.dark_fall,
-            line_band=None if matte or not band_cap else self.line_band,
+            line_band=None if matte or not cap_by_band else self.line_band,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
         )
