@@ -266,6 +266,26 @@ def test_bench_scorer_change_times_one_pass_and_refuses_bad_options(monkeypatch,
         assert e.value.code == 2 and "--against must be a JSON object of ColorScorer options" in capsys.readouterr().err
 
 
+def test_bench_scorer_change_runs_version_22s_floor_on_its_numpy_steps():
+    # --numpy-floor: the against-scorer reads the darker floor as version 22 did (NumPy), the same
+    # values as the kernel; the kernel is back after the block, also after an error in it
+    from huebench.color import _kernels, reflectance
+
+    bench = load_perf_script("bench_scorer_change")
+    yy, xx = np.mgrid[:40, :40]
+    mask = (yy - 20) ** 2 + (xx - 20) ** 2 < 15**2
+    shade = np.clip(1.2 - np.hypot(yy - 14, xx - 14) / 25, 0.05, 1)[..., None]
+    img = np.where(mask[..., None], shade * np.array([200, 60, 20]) + 8, 128).astype(np.uint8)
+    kernel = _kernels.darker_floor
+    want = reflectance.darker_floor(img, mask)
+    with bench.numpy_floor():
+        assert _kernels.darker_floor is not kernel and reflectance.darker_floor(img, mask) == want is not None
+    assert _kernels.darker_floor is kernel
+    with pytest.raises(RuntimeError), bench.numpy_floor():
+        raise RuntimeError
+    assert _kernels.darker_floor is kernel
+
+
 def test_studies_leave_out_the_families_kept_unseen(study, monkeypatch):
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES, UNSEEN_FAMILIES
 
