@@ -872,6 +872,16 @@ def _each_grade_on_three_bodies_per_colour(samples, pipelines):
         assert np.all(np.diff(ramp, axis=0) >= -1e-12)
 
 
+def _grade_bodies_show_the_truth(samples):
+    # the truth is the grade's colours of the albedo: a matte body's lit pixels show it; the
+    # Mitsuba body renders (where Mitsuba is), with its plain image
+    _lit_matte_bodies_show_the_pipelines_truth([x for x in samples if x["material"] == "diffuse" and "setup" in x][:12])
+    if importlib.util.find_spec("mitsuba") is not None:
+        s = next(x for x in samples if "lighting" in x)
+        made = fam.make_image(s, size=48, spp=16)
+        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)
+
+
 def test_the_held_out_looks_family_grades_as_generators_do():
     """Made after version 21 was chosen and not scored by it (it judged version 22): four generators'
     looks on scene-linear light — a teal-and-orange split tone, a bleach bypass, a gamut compression
@@ -894,12 +904,7 @@ def test_the_held_out_looks_family_grades_as_generators_do():
     muted = looks["bleach-bypass"].colors(vivid[:1])
     assert np.ptp(muted) / muted.max() < np.ptp(vivid[0]) / vivid[0].max()
     assert looks["punchy"].colors(np.full((1, 3), 0.01))[0, 0] == pytest.approx(0.0)  # crushed
-    # the truth is the look's colours of the albedo; a matte body's lit pixels show it
-    _lit_matte_bodies_show_the_pipelines_truth([x for x in samples if x["material"] == "diffuse" and "setup" in x][:12])
-    if importlib.util.find_spec("mitsuba") is not None:
-        s = next(x for x in samples if "lighting" in x)
-        made = fam.make_image(s, size=48, spp=16)
-        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)
+    _grade_bodies_show_the_truth(samples)
 
 
 def test_the_held_out_graded_family_grades_scene_light_without_turning_hue():
@@ -913,11 +918,7 @@ def test_the_held_out_graded_family_grades_scene_light_without_turning_hue():
     assert "graded" not in fam.FAMILIES and fam.PLAIN["graded"] == "without the grade"
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
     assert not set(fam.GRADED_PIPELINES) & set(fam.CAMERA_PIPELINES)
-    for p in fam.GRADED_PIPELINES:
-        of = [s for s in samples if s["pipeline"] == p]
-        assert len(of) == 87 and sum("lighting" in s for s in of) == 29
-        ramp = fam.camera_colors(np.repeat(np.geomspace(1e-4, 16.0, 400)[:, None], 3, axis=1), p)[:, 0]
-        assert np.all(np.diff(ramp) >= -1e-12)  # brighter light, brighter display
+    _each_grade_on_three_bodies_per_colour(samples, fam.GRADED_PIPELINES)
     lin = srgb_to_linear(np.array([[0.9, 0.3, 0.1], [0.2, 0.5, 0.8]])) * np.array([[0.3], [8.0]])
 
     def chroma_direction(x):
@@ -937,12 +938,7 @@ def test_the_held_out_graded_family_grades_scene_light_without_turning_hue():
     colour = pytest.importorskip("colour")
     want = colour.matrix_RGB_to_RGB(colour.RGB_COLOURSPACES["sRGB"], colour.RGB_COLOURSPACES["ACEScg"], "Bradford")
     assert np.allclose(fam.SRGB_TO_AP1, want, atol=1e-6)
-    # the truth is the grade's colours of the albedo; a matte body's lit pixels show it
-    _lit_matte_bodies_show_the_pipelines_truth([x for x in samples if x["material"] == "diffuse" and "setup" in x][:12])
-    if importlib.util.find_spec("mitsuba") is not None:
-        s = next(x for x in samples if "lighting" in x)
-        made = fam.make_image(s, size=48, spp=16)
-        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)
+    _grade_bodies_show_the_truth(samples)
 
 
 def test_the_held_out_finishes_family_finishes_as_generators_do():
@@ -972,12 +968,7 @@ def test_the_held_out_finishes_family_finishes_as_generators_do():
     plain = [np.ptp(fam._reinhard(c[None]) / fam._reinhard(c[None]).max()) for c in (pale, vivid)]
     assert boost[0] > 1.15 * plain[0] and boost[1] < 1.02 * plain[1]  # the pale colour boosted, the vivid not
     assert finishes["soft-shoulder"].colors(np.array([[1.0, 0.0, 0.0]]))[0, 0] == pytest.approx(1 - np.exp(-1.6))
-    # the truth is the finish's colours of the albedo; a matte body's lit pixels show it
-    _lit_matte_bodies_show_the_pipelines_truth([x for x in samples if x["material"] == "diffuse" and "setup" in x][:12])
-    if importlib.util.find_spec("mitsuba") is not None:
-        s = next(x for x in samples if "lighting" in x)
-        made = fam.make_image(s, size=48, spp=16)
-        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)
+    _grade_bodies_show_the_truth(samples)
 
 
 def test_the_unseen_encodings_family_encodes_as_displays_and_cameras_do():
@@ -1009,9 +1000,4 @@ def test_the_unseen_encodings_family_encodes_as_displays_and_cameras_do():
     assert np.allclose(muted - grey, np.array([[0.4], [1.0]]) * (plain - grey))  # the shadow at 40 %, the lit tone kept
     code = linear_to_srgb(encodings["log-flat"].colors(np.array([[0.18, 0.18 * 2**5.5, 0.18 * 2**-7]])))[0]
     assert code == pytest.approx([7.0 / 12.5, 1.0, 0.0])  # mid grey, the top and the bottom of the log range
-    # the truth is the encoding's colours of the albedo; a matte body's lit pixels show it
-    _lit_matte_bodies_show_the_pipelines_truth([x for x in samples if x["material"] == "diffuse" and "setup" in x][:12])
-    if importlib.util.find_spec("mitsuba") is not None:
-        s = next(x for x in samples if "lighting" in x)
-        made = fam.make_image(s, size=48, spp=16)
-        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)
+    _grade_bodies_show_the_truth(samples)
