@@ -218,6 +218,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
         "(.4,.8)": {"line_band": (0.4, 0.8)},
     },
     "band_floor_errors": {f"{v}": {"band_floor_errors": v} for v in (None, 1.0, 2.0, 3.0)},
+    "floor_curve_turn": {f"{v}": {"floor_curve_turn": v} for v in (None, 0.25, 0.5, 1.0, 2.0)},
     "envelope": {
         "q75": {"specular": "dichromatic+envelope75"},
         "q90": {"specular": "dichromatic+envelope90"},

@@ -255,6 +255,30 @@ def test_the_darker_pixels_floor_is_the_veil_they_carry():
     assert rf.darker_floor(img, mask, depth=rf.mask_depth(mask)) == rf.darker_floor(img, mask)
 
 
+def test_the_interior_hue_turn_reads_the_darker_floors_pixels():
+    """interior_hue_turn (version 24) is hue_turn over the pixels darker_floor fits: the fixed
+    sample of the interior without clipped pixels. A curve on each channel turns the hue; a veil
+    that grows with the shading lowers the darker pixels' floor below 0 as the curve does, but
+    turns nothing."""
+    albedo = np.array([0.6, 0.2, 0.04])  # an orange: three channels apart, so a curve turns its hue
+    curved, mask = _shaded_patch(lambda s: 1 - np.exp(-1.6 * s[:, None] * albedo))
+    veiled, _ = _shaded_patch(lambda s: s[:, None] * albedo + 0.08 * s[:, None] ** 2)
+    depth = rf.mask_depth(mask)
+    px = rf.interior_unclipped(curved, depth, rf.GLOSS_INTERIOR)
+    assert len(px) == np.count_nonzero(depth > rf.GLOSS_INTERIOR) and not (px >= rf.CLIPPED).any()
+    lin = srgb_to_linear(px / 255.0)
+    turn = rf.interior_hue_turn(curved, mask)
+    assert turn == rf.hue_turn(lin, lin.mean(axis=1)) and abs(turn) > 1.0
+    assert abs(rf.interior_hue_turn(veiled, mask)) < 0.1
+    for img in (curved, veiled):
+        assert rf.floor_below_zero(rf.darker_floor(img, mask), rf.VEIL_FLOOR_ERRORS)
+    clipped = curved.copy()
+    clipped[mask] = 255  # every pixel at the ceiling: nothing to read
+    assert rf.interior_unclipped(clipped, depth, rf.GLOSS_INTERIOR).shape == (0, 3)
+    assert rf.interior_hue_turn(clipped, mask) is None
+    assert rf.interior_hue_turn(curved, mask, depth=depth) == turn
+
+
 def test_a_veil_above_the_darker_pixels_floor_is_cut_or_refused():
     # kept within 2 standard errors of the floor, or where the floor says nothing (far below 0, or
     # none); else cut to a positive floor, refused at a floor of 0 or less

@@ -752,6 +752,71 @@ def test_the_glossy_line_is_capped_by_its_band_unless_the_darker_pixels_carry_th
         assert seen == [(0.3, 0.8)]  # no floor test: the cap everywhere
 
 
+def _lit_sphere(albedo, *, curve: bool, veil: float, size: int = 64):
+    """A sphere of ``albedo`` (linear RGB) lit from the upper left on a grey backdrop: white of
+    ``veil`` × shading² on it (a reflection that grows faster than the shading, as plastic's faces
+    towards a darker floor mirror less), then with ``curve`` 1 − exp(−1.6 x) on each channel."""
+    from huebench.color import linear_to_srgb8
+
+    yy, xx = np.mgrid[:size, :size]
+    c, r = (size - 1) / 2, size * 0.42
+    nx, ny = (xx - c) / r, (yy - c) / r
+    mask = nx**2 + ny**2 < 1
+    nz = np.sqrt(np.clip(1 - nx**2 - ny**2, 0, 1))
+    light = np.array([-0.45, -0.45, 0.77]) / np.linalg.norm([-0.45, -0.45, 0.77])
+    shade = np.clip(nx * light[0] + ny * light[1] + nz * light[2], 0.08, 1.0)[..., None]
+    lin = np.where(mask[..., None], shade * np.asarray(albedo) + veil * shade**2, 0.2)
+    if curve:
+        lin = np.where(mask[..., None], 1 - np.exp(-1.6 * lin), lin)
+    return linear_to_srgb8(lin), mask
+
+
+def test_a_curve_on_each_channel_below_the_darker_floor_takes_no_veil(monkeypatch):
+    # version 24: where a glossy-called object's darker pixels lie more than veil_floor_errors
+    # standard errors of their floor below 0 and its hue turns with brightness (floor_curve_turn),
+    # a curve on each channel, not a reflection, made them so: no veil comes off and the glossy line
+    # keeps its band cap. White that grows with the shading leaves the floor below 0 too, but turns
+    # no hue: there the veil and v23's rules stay
+    from huebench.benchmarks.gencolor import scoring
+    from huebench.color.reflectance import darker_floor, floor_below_zero, interior_hue_turn, mask_depth
+
+    orange = (0.62, 0.2, 0.04)
+    curved, mask = _lit_sphere(orange, curve=True, veil=0.0)
+    plastic, _ = _lit_sphere(orange, curve=False, veil=0.06)
+    depth = mask_depth(mask)
+    scorer = ColorScorer("css3")
+    assert scorer.config()["floor_curve_turn"] == 0.5 and SCORER_VERSION >= 24
+    for img in (curved, plastic):  # the floor alone cannot tell the two apart
+        assert floor_below_zero(darker_floor(img, mask), 2.0)
+    turn = interior_hue_turn(curved, mask)
+    assert turn is not None and abs(turn) > 2.0 and abs(interior_hue_turn(plastic, mask)) < 0.2
+    assert scorer.curve_turn_below_floor(curved, mask, depth, darker_floor(curved, mask)) == turn
+    assert scorer.curve_turn_below_floor(plastic, mask, depth, darker_floor(plastic, mask)) is None
+    assert scorer.curve_turn_below_floor(curved, mask, depth, None) is None  # no floor: no call
+    loose = ColorScorer("css3", floor_curve_turn=abs(turn) + 0.01)
+    assert loose.curve_turn_below_floor(curved, mask, depth, darker_floor(curved, mask)) is None
+
+    bands = []
+    real_steps = scoring.dichromatic_steps
+    monkeypatch.setattr(
+        scoring, "dichromatic_steps", lambda px, **kw: bands.append(kw["line_band"]) or real_steps(px, **kw)
+    )
+    monkeypatch.setattr(ColorScorer, "looks_glossy", lambda self, *a: True)
+    monkeypatch.setattr(scoring, "specular_veil", lambda *a, **k: 0.01)  # a veil found: the curve refuses it
+    score = scorer.score_image(curved, "orange", mask=mask)[0]
+    assert score.veil is None and score.curve_turn == pytest.approx(turn, abs=1e-3) and bands == [(0.3, 0.8)]
+    assert "a curve on each channel, not a reflection" in score.reason and score.as_dict()["curve_turn"] is not None
+    bands.clear()
+    before = ColorScorer("css3", floor_curve_turn=None).score_image(curved, "orange", mask=mask)[0]
+    assert before.veil == pytest.approx(0.01) and before.curve_turn is None and bands == [None]  # v23
+    bands.clear()
+    kept = scorer.score_image(plastic, "orange", mask=mask)[0]
+    assert kept.veil == pytest.approx(0.01) and kept.curve_turn is None and bands == [None]
+    for bad in (-0.5, float("nan")):
+        with pytest.raises(HuebenchError, match="must be"):
+            ColorScorer("css3", floor_curve_turn=bad)
+
+
 def test_the_held_out_camera_family_runs_scene_light_through_camera_pipelines():
     """Made after version 18: four camera and renderer pipelines on scene-linear light (highlights
     above 1, sensor noise before them), each on a matte analytic body and a glossy microfacet one;

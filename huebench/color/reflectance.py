@@ -119,6 +119,8 @@ __all__ = [
     "grow_mask",
     "has_shading",
     "hue_turn",
+    "interior_hue_turn",
+    "interior_unclipped",
     "light_colour",
     "lightness_varies",
     "line_band_saturation",
@@ -967,8 +969,7 @@ def _darker_floor_numpy(
     img: NDArray[np.uint8], depth: NDArray[np.int32], interior: int, share: float
 ) -> tuple[float, float] | None:
     """:func:`darker_floor`'s steps in NumPy (its reference, and its path without numba)."""
-    px = fit_sample_of(masked(img, depth > interior))
-    px = px[~row_any(px >= CLIPPED)]
+    px = interior_unclipped(img, depth, interior)
     if len(px) < 20:
         return None
     lin = srgb8_to_linear(px)
@@ -987,6 +988,35 @@ def _darker_floor_numpy(
     intercept = mean_y - slope * mean_x
     residual = float(np.sum((y - intercept - slope * x) ** 2)) / (n - 2)
     return float(intercept), float(np.sqrt(residual * (1.0 / n + mean_x * mean_x / sxx)))
+
+
+def interior_unclipped(img: NDArray[np.uint8], depth: NDArray[np.int32], interior: int) -> NDArray[np.uint8]:
+    """The pixels :func:`darker_floor` and :func:`interior_hue_turn` read: a fixed sample
+    (:func:`fit_sample`) of the mask's interior (``depth``: :func:`mask_depth`, more than
+    ``interior`` pixels in), without those with a channel at the 8-bit ceiling (N×3)."""
+    px = fit_sample_of(masked(img, depth > interior))
+    return px[~row_any(px >= CLIPPED)]
+
+
+def interior_hue_turn(
+    image: NDArray[np.uint8],
+    mask: NDArray[np.bool_],
+    *,
+    interior: int = GLOSS_INTERIOR,
+    depth: NDArray[np.int32] | None = None,
+) -> float | None:
+    """How far the hue of an object's interior turns from its darker half to its brighter half
+    (:func:`hue_turn`, degrees, on :func:`interior_unclipped`'s pixels in linear RGB): white
+    reflected onto a surface, however unevenly, leaves every pixel's hue as the albedo's; a curve
+    on each channel turns it. None with fewer than 20 such pixels. ``depth``: :func:`mask_depth`
+    of the mask, when the caller has it."""
+    m = np.asarray(mask, dtype=bool)
+    depth = mask_depth(m) if depth is None else depth
+    px = interior_unclipped(np.asarray(image), depth, interior)
+    if len(px) < 20:
+        return None
+    lin = srgb8_to_linear(px)
+    return hue_turn(lin, row_mean(lin))
 
 
 def floor_below_zero(floor: tuple[float, float] | None, errors: float) -> bool:

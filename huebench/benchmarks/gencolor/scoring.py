@@ -121,6 +121,7 @@ from huebench.color.reflectance import (
     fit_veil,
     floor_below_zero,
     grow_mask,
+    interior_hue_turn,
     light_colour,
     lightness_varies,
     main_color_pixels,
@@ -149,7 +150,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 23
+SCORER_VERSION = 24
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -183,6 +184,15 @@ MATTE_QUANTILE: float | None = 0.5
 #: mirrors, as path-traced plastic in soft light does — and they, not noise, carry the albedo.
 #: Version 23 (docs/gencolor.md). None: the cap everywhere
 BAND_FLOOR_ERRORS: float | None = 2.0
+#: a glossy-called surface whose darker pixels lie more than ``veil_floor_errors`` standard errors of
+#: their floor below 0 (:func:`~huebench.color.reflectance.darker_floor`: more saturated than one
+#: albedo under any veil leaves them) and whose hue turns with brightness by more than this many
+#: degrees (:func:`~huebench.color.reflectance.interior_hue_turn`) shows a curve on each channel:
+#: white reflected onto a surface, however unevenly, turns no hue. Its lit face, not its darker
+#: pixels, shows the colour: no veil is taken off and the glossy line stays capped by its middle
+#: band. The line's own hue-turn threshold (:data:`~huebench.color.reflectance.CURVE_HUE_TURN`),
+#: not tuned again; version 24 (docs/gencolor.md). None: no such test
+FLOOR_CURVE_TURN: float | None = CURVE_HUE_TURN
 #: on a surface the gloss test calls matte, pixels with one or two channels at the 8-bit ceiling keep
 #: their colour through the diffuse line: they show the body colour beyond the image's range (a
 #: bright colour under a warm light), which the line, fitted to the unclipped pixels, would darken
@@ -303,6 +313,10 @@ class ColorScore:
     #: the colour of the light the object was judged white-balanced by (linear RGB, its weakest
     #: channel 1, :func:`~huebench.color.reflectance.light_colour`); None: white light
     light: list[float] | None = None
+    #: the hue turn (degrees) that called the object's darker pixels a curve on each channel rather
+    #: than a reflection (``floor_curve_turn``): no veil taken off, the glossy line capped by its
+    #: middle band; None: no such call
+    curve_turn: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -355,6 +369,7 @@ class ColorScorer:
         veil_floor_errors: float | None = VEIL_FLOOR_ERRORS,
         line_band: tuple[float, float] | None = LINE_BAND,
         band_floor_errors: float | None = BAND_FLOOR_ERRORS,
+        floor_curve_turn: float | None = FLOOR_CURVE_TURN,
         matte_keeps_clipped: bool = MATTE_KEEPS_CLIPPED,
         light_planarity: float | None = LIGHT_PLANARITY,
         light_margin: float = LIGHT_MARGIN,
@@ -396,6 +411,8 @@ class ColorScorer:
         self.line_band = None if line_band is None else (float(line_band[0]), float(line_band[1]))
         check_floor_errors("band_floor_errors", band_floor_errors)
         self.band_floor_errors = None if band_floor_errors is None else float(band_floor_errors)
+        check_curve_turn(floor_curve_turn)
+        self.floor_curve_turn = None if floor_curve_turn is None else float(floor_curve_turn)
         self.matte_keeps_clipped = bool(matte_keeps_clipped)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
@@ -500,6 +517,7 @@ class ColorScorer:
             "veil_floor_errors": self.veil_floor_errors,
             "line_band": None if self.line_band is None else list(self.line_band),
             "band_floor_errors": self.band_floor_errors,
+            "floor_curve_turn": self.floor_curve_turn,
             "matte_keeps_clipped": self.matte_keeps_clipped,
             "light_planarity": self.light_planarity,
             "light_margin": self.light_margin,
@@ -726,19 +744,32 @@ class ColorScorer:
         veil = glossy = None
         if (self.fresnel is not None or self.specular is not None) and inner.sum() >= self.min_pixels:
             glossy = self.looks_glossy(img, m, depth)
-        cap_by_band = True
+        cap_by_band, turn = True, None
         floor: tuple[float, float] | Literal["unread"] | None = "unread"
         if glossy and self.specular is not None and self.line_band is not None and self.band_floor_errors is not None:
             floor = darker_floor(img, m, depth=depth)
             cap_by_band = not floor_below_zero(floor, self.band_floor_errors)
+        if glossy and self.floor_curve_turn is not None and self.veil_floor_errors is not None:
+            if floor == "unread":
+                floor = darker_floor(img, m, depth=depth)
+            turn = self.curve_turn_below_floor(img, m, depth, floor)
+            if turn is not None:  # a curve on each channel: the lit face, not the darker pixels, shows the colour
+                cap_by_band = True
         surroundings = None
-        if glossy is not None:
+        if glossy is not None and turn is None:
             veil, surroundings = self.fresnel_veil(img, m, depth, glossy, floor=floor)
         px = self.object_pixels(img, inner)
         if self.neutral_highlight is not None:  # highlights of a white, grey or black surface
             px = px[~neutral_highlights(img, inner, excess=self.neutral_highlight)]
         score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light, cap_by_band=cap_by_band)
         score.stride, score.glossy, score.peeled = stride, glossy, peeled
+        if turn is not None:
+            score.curve_turn = round(float(turn), 3)
+            score.reason = (
+                f"the darker pixels are more saturated than under any veil and the hue turns {turn:+.2f}° with "
+                "brightness: a curve on each channel, not a reflection (no veil taken off; the line read from "
+                "its middle band); " + score.reason
+            )
         if surroundings is not None:  # as the record's veils: under the image's light
             shown = np.asarray(surroundings, dtype=np.float64) * (1.0 if light is None else light)
             score.veil_surroundings = _per_channel(shown)
@@ -789,6 +820,25 @@ class ColorScorer:
             floor = darker_floor(image, mask, depth=depth)
         allowed = veil_within_floor(veil, floor, self.veil_floor_errors)
         return (veil, None) if allowed is veil else (allowed, veil)
+
+    def curve_turn_below_floor(
+        self,
+        image: NDArray[np.uint8],
+        mask: NDArray[np.bool_],
+        depth: NDArray[np.int32],
+        floor: tuple[float, float] | None,
+    ) -> float | None:
+        """The hue turn (degrees, :func:`~huebench.color.reflectance.interior_hue_turn`) of an object
+        whose darker pixels are more saturated than one albedo under any veil leaves them (``floor``:
+        its :func:`~huebench.color.reflectance.darker_floor`, more than ``veil_floor_errors``
+        standard errors below 0) and whose hue turns with brightness by more than
+        ``floor_curve_turn``: a curve on each channel, not a reflection (version 24); else None."""
+        if self.floor_curve_turn is None or self.veil_floor_errors is None:
+            return None
+        if not floor_below_zero(floor, self.veil_floor_errors):
+            return None
+        turn = interior_hue_turn(image, mask, depth=depth)
+        return turn if turn is not None and abs(turn) > self.floor_curve_turn else None
 
     def looks_glossy(self, image: NDArray[np.uint8], mask: NDArray[np.bool_], depth: NDArray[np.int32]) -> bool:
         """The gloss test on the object in its image (:func:`surface_looks_glossy` with this scorer's
