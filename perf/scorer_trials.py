@@ -3,15 +3,17 @@
 Each trial replaces one step of the scorer (the albedo-saturation estimate of the diffuse line, the
 gloss test, the veil's light, the fitted floor) for the length of a run, then scores every image of
 the tuning families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``; ``rendered``
-judged version 20, ``graded`` version 21, ``looks`` version 22 and ``finishes`` version 23, each
-once, and are measured since) paired against the default, as ``scorer_study.py --paired`` does for
+judged version 20, ``graded`` version 21, ``looks`` version 22, ``finishes`` version 23 and
+``encodings`` version 24, each once, and are measured since) paired against the default, as ``scorer_study.py --paired`` does for
 the scorer's options.
 Version 20's curve test (the scorer's ``curve_turn``), version 21's darker-half test
 (``dark_fall``), version 22's darker-pixel floor on the veil (``veil_floor_errors``) and version
-23's band cap on the glossy line (``line_band``, ``band_floor_errors``) came out of these trials;
-``--version19`` runs the default and the trials without the four, ``--version20`` without the last
-three, ``--version21`` without the last two, ``--version22`` without the last, as the trials before
-each were measured (the trials that change the veil — ``light-veil-*``, ``shade-veil-*``,
+23's band cap on the glossy line (``line_band``, ``band_floor_errors``) came out of these trials,
+and version 24's curve test below that floor (``floor_curve_turn``) out of ``scorer_study.py
+--paired``; ``--version19`` runs the default and the trials without the first four, ``--version20``
+without the last three of them, ``--version21`` without the last two, ``--version22`` without the
+band cap and version 24's test, ``--version23`` without that test, as the trials before each were
+measured (the trials that change the veil — ``light-veil-*``, ``shade-veil-*``,
 ``soft-veil-*``, the ``*-no-veil-*`` gates — were measured before version 22: under the default
 their veil is then cut to the darker pixels' floor, so run them with ``--version21`` to repeat
 their figures; the glossy line's rules read the package's estimate, capped since version 23):
@@ -566,13 +568,14 @@ def glossy_quantile(level: float) -> None:
     scoring.DIFFUSE_QUANTILE = level  # read at each call of ColorScorer.specular_steps
 
 
-#: the scorer options that give an earlier version's scores (``--version19``, ``--version20``,
-#: ``--version21``, ``--version22``)
+#: the scorer options that give an earlier version's scores (``--version19`` … ``--version23``;
+#: versions 19–21 have no darker floor, so version 24's test on it cannot fire there)
 VERSION_OPTIONS: dict[str, dict[str, Any]] = {
     "19": {"curve_turn": None, "dark_fall": None, "veil_floor_errors": None, "line_band": None},
     "20": {"dark_fall": None, "veil_floor_errors": None, "line_band": None},
     "21": {"veil_floor_errors": None, "line_band": None},
-    "22": {"line_band": None},
+    "22": {"line_band": None, "floor_curve_turn": None},
+    "23": {"floor_curve_turn": None},
 }
 
 #: name → (what it changes, how)
@@ -946,6 +949,12 @@ def main() -> None:
         action="store_true",
         help="version 22's scorer (no band cap on the glossy line: line_band None) under the default and every "
         "trial, as the trials made before version 23 were measured",
+    )
+    older.add_argument(
+        "--version23",
+        action="store_true",
+        help="version 23's scorer (no curve test below the darker floor: floor_curve_turn None) under the default "
+        "and every trial, as the trials made before version 24 were measured",
     )
     args = p.parse_args()
     older_version = next((v for v in VERSION_OPTIONS if getattr(args, f"version{v}")), None)

@@ -98,7 +98,7 @@ def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
     assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
     with pytest.raises(
         HuebenchError,
-        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded, looks, finishes, encodings have",
+        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded, looks, finishes, encodings, filters have",
     ):
         fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -1036,17 +1036,17 @@ def test_the_held_out_finishes_family_finishes_as_generators_do():
     _grade_bodies_show_the_truth(samples)
 
 
-def test_the_unseen_encodings_family_encodes_as_displays_and_cameras_do():
-    """Made after version 23 was chosen and kept unseen for the next version: four display encodings
+def test_the_held_out_encodings_family_encodes_as_displays_and_cameras_do():
+    """Made after version 23 was chosen and not scored by it (it judged version 24): four display encodings
     of scene-linear light — a wide-gamut render shown untagged as sRGB, a pure 2.2 power instead of
     sRGB's curve, desaturated shadows, an ungraded log encoding — on a matte analytic body, a glossy
     microfacet one and a Mitsuba object each, as the graded, looks and finishes families."""
     samples = fam.family_samples("encodings", L2)
     assert len(samples) == 29 * 3 * len(fam.ENCODING_PIPELINES) == 348 and "encodings" in fam.HELD_OUT_FAMILIES
-    assert fam.UNSEEN_FAMILIES == ("encodings",) and fam.PLAIN["encodings"] == "without the encoding"
+    assert "encodings" not in fam.UNSEEN_FAMILIES and fam.PLAIN["encodings"] == "without the encoding"
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
     others = set(fam.CAMERA_PIPELINES) | set(fam.GRADED_PIPELINES) | set(fam.LOOK_PIPELINES) | set(fam.FINISH_PIPELINES)
-    assert not set(fam.ENCODING_PIPELINES) & others and set(fam.PIPELINES) == others | set(fam.ENCODING_PIPELINES)
+    assert not set(fam.ENCODING_PIPELINES) & others
     css = load_system("css3").colors
     assert len(fam.family_samples("encodings", css)) == 3 * 4 * len(css)
     _each_grade_on_three_bodies_per_colour(samples, fam.ENCODING_PIPELINES)
@@ -1066,3 +1066,41 @@ def test_the_unseen_encodings_family_encodes_as_displays_and_cameras_do():
     code = linear_to_srgb(encodings["log-flat"].colors(np.array([[0.18, 0.18 * 2**5.5, 0.18 * 2**-7]])))[0]
     assert code == pytest.approx([7.0 / 12.5, 1.0, 0.0])  # mid grey, the top and the bottom of the log range
     _grade_bodies_show_the_truth(samples)
+
+
+def test_the_unseen_filters_family_filters_as_photo_apps_and_generators_do():
+    """Made after version 24 was chosen and kept unseen for the next version: four filters on
+    scene-linear light — a faded film, desaturated highlights, a channel mixer, a posterization — on
+    a matte analytic body, a glossy microfacet one and a Mitsuba object each, as the graded, looks,
+    finishes and encodings families."""
+    samples = fam.family_samples("filters", L2)
+    assert len(samples) == 29 * 3 * len(fam.FILTER_PIPELINES) == 348 and "filters" in fam.HELD_OUT_FAMILIES
+    assert fam.UNSEEN_FAMILIES == ("filters",) and fam.PLAIN["filters"] == "without the filter"
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    others = {p for pipelines, *_ in fam.GRADES.values() for p in pipelines} | set(fam.CAMERA_PIPELINES)
+    others -= set(fam.FILTER_PIPELINES)
+    assert len(others) == 20 and not set(fam.FILTER_PIPELINES) & others
+    assert set(fam.PIPELINES) == others | set(fam.FILTER_PIPELINES)
+    css = load_system("css3").colors
+    assert len(fam.family_samples("filters", css)) == 3 * 4 * len(css)
+    _each_grade_on_three_bodies_per_colour(samples, fam.FILTER_PIPELINES)
+    filters = fam.FILTER_PIPELINES
+    black = np.zeros((1, 3))
+    assert filters["faded-film"].colors(black) == pytest.approx(np.full((1, 3), 0.05))  # the lifted black
+    lit = srgb_to_linear(np.array([[0.9, 0.3, 0.1]])) * np.array([[0.2], [30.0]])  # a shade and a highlight
+    desat, plain = filters["highlight-desat"].colors(lit), fam._luminance_reinhard(lit)
+    grey, toned = (desat @ fam._LUMA)[:, None], (plain @ fam._LUMA)[:, None]
+    assert np.allclose(grey, toned)  # luminance kept: no white added
+    share = np.ptp(desat - grey, axis=1) / np.ptp(plain - toned, axis=1)
+    assert share == pytest.approx([1.0, 0.5])  # the shade kept, the highlight (display luminance ≥ 1) at half
+    assert np.allclose(fam.MIXER.sum(axis=1), 1.0) and np.allclose(
+        filters["mixer"].colors(np.full((1, 3), 0.3)), fam._reinhard(np.full((1, 3), 0.3))
+    )
+    code = linear_to_srgb(filters["posterize"].colors(np.linspace(0.01, 3.0, 50)[:, None] * np.ones(3)))
+    assert np.allclose(code * 23, np.round(code * 23)) and len(np.unique(code.round(6))) <= 24  # 24 levels
+    # the truth is the filter's colours of the albedo; a matte body's lit pixels show it
+    _lit_matte_bodies_show_the_pipelines_truth([x for x in samples if x["material"] == "diffuse" and "setup" in x][:12])
+    if importlib.util.find_spec("mitsuba") is not None:
+        s = next(x for x in samples if "lighting" in x)
+        made = fam.make_image(s, size=48, spp=16)
+        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)

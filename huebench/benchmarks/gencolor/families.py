@@ -39,10 +39,12 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   same bodies; it judged version 22 once and is spent. ``finishes`` was made after version 22 was
   chosen: an additive haze, a cross-processed film curve, a vibrance boost and an exponential
   shoulder (:data:`FINISH_PIPELINES`) on the same bodies; it judged version 23 once and is spent.
-  ``encodings`` was made after version 23 was chosen and is kept unseen for the next version
-  (:data:`UNSEEN_FAMILIES`): a wide-gamut render shown untagged as sRGB, a pure 2.2 power instead
-  of sRGB's curve, desaturated shadows and an ungraded log encoding (:data:`ENCODING_PIPELINES`) on
-  the same bodies.
+  ``encodings`` was made after version 23 was chosen: a wide-gamut render shown untagged as sRGB, a
+  pure 2.2 power instead of sRGB's curve, desaturated shadows and an ungraded log encoding
+  (:data:`ENCODING_PIPELINES`) on the same bodies; it judged version 24 once and is spent.
+  ``filters`` was made after version 24 was chosen and is kept unseen for the next version
+  (:data:`UNSEEN_FAMILIES`): a faded film, desaturated highlights, a channel mixer and a
+  posterization (:data:`FILTER_PIPELINES`) on the same bodies.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -75,12 +77,14 @@ __all__ = [
     "CAMERA_PIPELINES",
     "ENCODING_PIPELINES",
     "FAMILIES",
+    "FILTER_PIPELINES",
     "FINISH_PIPELINES",
     "GRADED_PIPELINES",
     "GRADES",
     "HELD_OUT_FAMILIES",
     "ILLUMINANTS",
     "LOOK_PIPELINES",
+    "MIXER",
     "PIPELINES",
     "PLAIN",
     "PROCESSING",
@@ -112,11 +116,12 @@ HELD_OUT_FAMILIES = (
     "looks",
     "finishes",
     "encodings",
+    "filters",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("encodings",)
+UNSEEN_FAMILIES: tuple[str, ...] = ("filters",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -905,8 +910,8 @@ def _log_flat(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.asarray(srgb_to_linear(np.clip(code, 0.0, 1.0)), dtype=np.float64)
 
 
-#: the held-out ``encodings`` family's display encodings (made after version 23 was chosen; kept
-#: unseen for the next version): a wide-gamut render shown untagged as sRGB, a pure 2.2 power
+#: the held-out ``encodings`` family's display encodings (made after version 23 was chosen; it
+#: judged version 24 once): a wide-gamut render shown untagged as sRGB, a pure 2.2 power
 #: instead of sRGB's curve, shadows desaturated, an ungraded log encoding; each after an exposure
 #: gain on scene-linear light
 ENCODING_PIPELINES: dict[str, CameraPipeline] = {
@@ -916,13 +921,61 @@ ENCODING_PIPELINES: dict[str, CameraPipeline] = {
     "log-flat": CameraPipeline(1.0, _log_flat, jpeg=85),
 }
 
-#: every pipeline by name: the camera, graded, looks, finishes and encodings families'
+
+def _faded_film(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A faded-film filter: Hable's filmic curve on each channel, then the blacks lifted and the
+    whites lowered on display-linear light (0.05 + 0.88 × the curve): a grey floor on every pixel,
+    as a matte print's, with the curve's compression above it."""
+    return np.asarray(0.05 + 0.88 * _hable(lin), dtype=np.float64)
+
+
+def _highlight_desat(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator on luminance (every channel scaled alike), then the highlights
+    desaturated as film and ACES's views roll them off: each colour's distance from its display
+    luminance kept in full up to display luminance 0.5 and cut to half at 1.0 (a smoothstep
+    between): the lit face paler than the shade, with no white added."""
+    y, toned = _toned_luminance(lin)
+    w = np.clip((toned - 0.5) / 0.5, 0.0, 1.0)
+    w = w * w * (3.0 - 2.0 * w)
+    return np.asarray(toned + (1.0 - 0.5 * w) * (lin * (toned / y) - toned), dtype=np.float64)
+
+
+#: the ``mixer`` filter's channel mixer on linear light: each output channel a weighted sum of the
+#: three inputs, each row summing to 1 (white stays white): colours paler and their hues turned
+MIXER = np.array([[0.80, 0.14, 0.06], [0.08, 0.82, 0.10], [0.12, 0.04, 0.84]])
+
+
+def _mixer(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A channel-mixer filter (:data:`MIXER`) on scene-linear light, then Reinhard's extended
+    operator on each channel."""
+    return _reinhard(np.maximum(lin @ MIXER.T, 0.0))
+
+
+def _posterize(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator on each channel, then each channel's encoded value posterized
+    to 24 levels (0, 1/23, …, 1): shading in flat bands, as low-bit or posterizing filters leave it."""
+    code = linear_to_srgb(np.clip(_reinhard(lin), 0.0, 1.0))
+    return np.asarray(srgb_to_linear(np.round(code * 23.0) / 23.0), dtype=np.float64)
+
+
+#: the held-out ``filters`` family's photo and generator filters (made after version 24 was chosen;
+#: kept unseen for the next version): a faded film, highlights desaturated, a channel mixer, a
+#: posterization; each after an exposure gain on scene-linear light
+FILTER_PIPELINES: dict[str, CameraPipeline] = {
+    "faded-film": CameraPipeline(1.4, _faded_film, jpeg=85),
+    "highlight-desat": CameraPipeline(1.5, _highlight_desat, noise=1.0),
+    "mixer": CameraPipeline(1.3, _mixer, sharpen=True),
+    "posterize": CameraPipeline(1.2, _posterize, jpeg=95),
+}
+
+#: every pipeline by name: the camera, graded, looks, finishes, encodings and filters families'
 PIPELINES: dict[str, CameraPipeline] = {
     **CAMERA_PIPELINES,
     **GRADED_PIPELINES,
     **LOOK_PIPELINES,
     **FINISH_PIPELINES,
     **ENCODING_PIPELINES,
+    **FILTER_PIPELINES,
 }
 
 
@@ -1196,6 +1249,7 @@ GRADES: dict[str, tuple[dict[str, CameraPipeline], tuple[int, int], int, tuple[i
     "looks": (LOOK_PIPELINES, (2, 7), 3, (1, 3, 1)),
     "finishes": (FINISH_PIPELINES, (5, 7), 1, (0, 3, 1)),
     "encodings": (ENCODING_PIPELINES, (7, 5), 4, (1, 2, 3)),
+    "filters": (FILTER_PIPELINES, (3, 7), 5, (0, 1, 3)),
 }
 
 
@@ -1327,6 +1381,7 @@ PLAIN: dict[str, str] = {
     "looks": "without the look",
     "finishes": "without the finish",
     "encodings": "without the encoding",
+    "filters": "without the filter",
 }
 
 
