@@ -616,7 +616,8 @@ def test_the_held_out_tonemapped_family_maps_scene_light_and_its_truth_alike():
 
 def _tonemapped_now_and_before(color: str, setup: str, operator: str, **before: Any) -> tuple[Any, Any, float]:
     """One tonemapped L2 image scored by the default scorer and by one with the ``before`` options
-    (an earlier version's), and its truth's L*."""
+    (an earlier version's, before version 24's curve test below the darker floor too), and its
+    truth's L*."""
     s = next(
         x
         for x in fam.family_samples("tonemapped", L2)
@@ -626,7 +627,9 @@ def _tonemapped_now_and_before(color: str, setup: str, operator: str, **before: 
     target = "#{:02X}{:02X}{:02X}".format(*made.truth)
     truth_l = float(srgb_to_lab(np.asarray(made.truth, dtype=np.float64) / 255.0)[0])
     now = ColorScorer("iscc-nbs-l2").score_image(made.image, target, mask=made.mask)[0]
-    earlier = ColorScorer("iscc-nbs-l2", **before).score_image(made.image, target, mask=made.mask)[0]
+    earlier = ColorScorer("iscc-nbs-l2", **{"floor_curve_turn": None, **before}).score_image(
+        made.image, target, mask=made.mask
+    )[0]
     return now, earlier, truth_l
 
 
