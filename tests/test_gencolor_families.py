@@ -788,7 +788,7 @@ def test_a_curve_on_each_channel_below_the_darker_floor_takes_no_veil(monkeypatc
     plastic, _ = _lit_sphere(orange, curve=False, veil=0.06)
     depth = mask_depth(mask)
     scorer = ColorScorer("css3")
-    assert scorer.config()["floor_curve_turn"] == 0.5 and SCORER_VERSION >= 24
+    assert scorer.config()["floor_curve_turn"] == 0.5 and SCORER_VERSION == 24
     for img in (curved, plastic):  # the floor alone cannot tell the two apart
         assert floor_below_zero(darker_floor(img, mask), 2.0)
     turn = interior_hue_turn(curved, mask)
@@ -799,24 +799,47 @@ def test_a_curve_on_each_channel_below_the_darker_floor_takes_no_veil(monkeypatc
     loose = ColorScorer("css3", floor_curve_turn=abs(turn) + 0.01)
     assert loose.curve_turn_below_floor(curved, mask, depth, darker_floor(curved, mask)) is None
 
-    bands = []
+    steps = []  # what the specular steps were given: the band, and whether a fitted floor may come off
     real_steps = scoring.dichromatic_steps
     monkeypatch.setattr(
-        scoring, "dichromatic_steps", lambda px, **kw: bands.append(kw["line_band"]) or real_steps(px, **kw)
+        scoring,
+        "dichromatic_steps",
+        lambda px, **kw: steps.append((kw["line_band"], kw["floor"])) or real_steps(px, **kw),
     )
     monkeypatch.setattr(ColorScorer, "looks_glossy", lambda self, *a: True)
     monkeypatch.setattr(scoring, "specular_veil", lambda *a, **k: 0.01)  # a veil found: the curve refuses it
-    score = scorer.score_image(curved, "orange", mask=mask)[0]
-    assert score.veil is None and score.curve_turn == pytest.approx(turn, abs=1e-3) and bands == [(0.3, 0.8)]
-    assert "a curve on each channel, not a reflection" in score.reason and score.as_dict()["curve_turn"] is not None
-    bands.clear()
-    before = ColorScorer("css3", floor_curve_turn=None).score_image(curved, "orange", mask=mask)[0]
-    assert before.veil == pytest.approx(0.01) and before.curve_turn is None and bands == [None]  # v23
-    bands.clear()
-    kept = scorer.score_image(plastic, "orange", mask=mask)[0]
-    assert kept.veil == pytest.approx(0.01) and kept.curve_turn is None and bands == [None]
-    for bad in (-0.5, float("nan")):
-        with pytest.raises(HuebenchError, match="must be"):
+    reads = []
+    real_floor = scoring.darker_floor
+    monkeypatch.setattr(scoring, "darker_floor", lambda *a, **k: reads.append(1) or real_floor(*a, **k))
+
+    def scored(img, **options):
+        steps.clear(), reads.clear()
+        return ColorScorer("css3", **options).score_image(img, "orange", mask=mask)[0]
+
+    score = scored(curved)
+    assert score.veil is None and score.floor_hue_turn == pytest.approx(turn, abs=1e-3) and len(reads) == 1
+    assert steps == [((0.3, 0.8), True)]  # capped; a fitted floor may come off, as without any veil
+    assert score.as_dict()["floor_hue_turn"] == score.floor_hue_turn
+    assert (
+        "a curve on each channel, not a reflection (no Fresnel veil taken off; the line capped by its middle band)"
+        in score.reason
+    )
+    before = scored(curved, floor_curve_turn=None)
+    assert before.veil == pytest.approx(0.01) and before.floor_hue_turn is None and steps == [(None, False)]  # v23
+    kept = scored(plastic)
+    assert kept.veil == pytest.approx(0.01) and kept.floor_hue_turn is None and steps == [(None, False)]
+    # without the band the curve test reads the floor itself, once; the reason says only what changed
+    alone = scored(curved, line_band=None)
+    assert alone.veil is None and alone.floor_hue_turn is not None and len(reads) == 1 and steps == [(None, True)]
+    assert "(no Fresnel veil taken off)" in alone.reason
+    assert "(the line capped by its middle band)" in scored(curved, fresnel=None).reason
+    # no test without the floor's threshold, or on a surface the gloss test calls matte
+    assert scored(curved, veil_floor_errors=None).floor_hue_turn is None
+    monkeypatch.setattr(ColorScorer, "looks_glossy", lambda self, *a: False)
+    matte = scored(curved)
+    assert matte.floor_hue_turn is None and matte.veil == pytest.approx(0.01) and steps[0][0] is None
+    for bad in (-0.5, float("nan"), 180.0):
+        with pytest.raises(HuebenchError, match="^floor_curve_turn must be a hue angle"):
             ColorScorer("css3", floor_curve_turn=bad)
 
 
@@ -1072,38 +1095,40 @@ def test_the_held_out_encodings_family_encodes_as_displays_and_cameras_do():
 
 
 def test_the_unseen_filters_family_filters_as_photo_apps_and_generators_do():
-    """Made after version 24 was chosen and kept unseen for the next version: four filters on
-    scene-linear light — a faded film, desaturated highlights, a channel mixer, a posterization — on
-    a matte analytic body, a glossy microfacet one and a Mitsuba object each, as the graded, looks,
-    finishes and encodings families."""
+    """Made after version 24 was chosen and kept unseen for the next version: four filters acting
+    where no earlier family's pipeline acts — HSV saturation on the encoded values, a contrast curve
+    on CIELAB lightness, an HSV hue turn, a posterization of the encoded values — on a matte
+    analytic body, a glossy microfacet one and a Mitsuba object each, as the graded, looks, finishes
+    and encodings families."""
+    from huebench.color.recolor import rotate_hue_hsv
+
     samples = fam.family_samples("filters", L2)
     assert len(samples) == 29 * 3 * len(fam.FILTER_PIPELINES) == 348 and "filters" in fam.HELD_OUT_FAMILIES
     assert fam.UNSEEN_FAMILIES == ("filters",) and fam.PLAIN["filters"] == "without the filter"
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
-    others = {p for pipelines, *_ in fam.GRADES.values() for p in pipelines} | set(fam.CAMERA_PIPELINES)
-    others -= set(fam.FILTER_PIPELINES)
+    others = {p for name, (pipelines, *_) in fam.GRADES.items() if name != "filters" for p in pipelines}
+    others |= set(fam.CAMERA_PIPELINES)
     assert len(others) == 20 and not set(fam.FILTER_PIPELINES) & others
     assert set(fam.PIPELINES) == others | set(fam.FILTER_PIPELINES)
     css = load_system("css3").colors
     assert len(fam.family_samples("filters", css)) == 3 * 4 * len(css)
     _each_grade_on_three_bodies_per_colour(samples, fam.FILTER_PIPELINES)
     filters = fam.FILTER_PIPELINES
-    black = np.zeros((1, 3))
-    assert filters["faded-film"].colors(black) == pytest.approx(np.full((1, 3), 0.05))  # the lifted black
-    lit = srgb_to_linear(np.array([[0.9, 0.3, 0.1]])) * np.array([[0.2], [30.0]])  # a shade and a highlight
-    desat, plain = filters["highlight-desat"].colors(lit), fam._luminance_reinhard(lit)
-    grey, toned = (desat @ fam._LUMA)[:, None], (plain @ fam._LUMA)[:, None]
-    assert np.allclose(grey, toned)  # luminance kept: no white added
-    share = np.ptp(desat - grey, axis=1) / np.ptp(plain - toned, axis=1)
-    assert share == pytest.approx([1.0, 0.5])  # the shade kept, the highlight (display luminance ≥ 1) at half
-    assert np.allclose(fam.MIXER.sum(axis=1), 1.0) and np.allclose(
-        filters["mixer"].colors(np.full((1, 3), 0.3)), fam._reinhard(np.full((1, 3), 0.3))
-    )
+    lit = srgb_to_linear(np.array([[0.9, 0.45, 0.2]])) * np.array([[0.3], [1.0]])
+    plain = linear_to_srgb(fam._luminance_reinhard(lit))
+    boosted = linear_to_srgb(filters["hsv-boost"].colors(lit))
+    top = plain.max(axis=1, keepdims=True)
+    assert np.allclose(boosted.max(axis=1), top[:, 0])  # HSV's value kept
+    want = np.maximum(top - 1.3 * (top - plain), 0.0)  # each channel 1.3× as far below the largest, at least 0
+    assert np.allclose(boosted, want) and (want == 0).any() and (want > 0).sum() == 4
+    lab = srgb_to_lab(linear_to_srgb(fam._reinhard(lit)))
+    contrasted = srgb_to_lab(linear_to_srgb(filters["lab-contrast"].colors(lit)))
+    assert np.allclose(contrasted[:, 1:], lab[:, 1:], atol=0.05)  # a* and b* kept
+    want = 50 + 50 * np.tanh(1.2 * (lab[:, 0] - 50) / 50) / np.tanh(1.2)
+    assert np.allclose(contrasted[:, 0], want, atol=0.05) and abs(contrasted[0, 0] - 50) > abs(lab[0, 0] - 50)
+    turned = linear_to_srgb(filters["hue-rotate"].colors(lit))
+    assert np.allclose(turned, rotate_hue_hsv(linear_to_srgb(fam._reinhard(lit)), 10.0))
+    assert np.allclose(rotate_hue_hsv(turned, -10.0), linear_to_srgb(fam._reinhard(lit)))  # a turn, undone
     code = linear_to_srgb(filters["posterize"].colors(np.linspace(0.01, 3.0, 50)[:, None] * np.ones(3)))
     assert np.allclose(code * 23, np.round(code * 23)) and len(np.unique(code.round(6))) <= 24  # 24 levels
-    # the truth is the filter's colours of the albedo; a matte body's lit pixels show it
-    _lit_matte_bodies_show_the_pipelines_truth([x for x in samples if x["material"] == "diffuse" and "setup" in x][:12])
-    if importlib.util.find_spec("mitsuba") is not None:
-        s = next(x for x in samples if "lighting" in x)
-        made = fam.make_image(s, size=48, spp=16)
-        assert made.plain is not None and made.mask.sum() > 100 and made.image.shape == (48, 48, 3)
+    _grade_bodies_show_the_truth(samples)

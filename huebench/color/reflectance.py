@@ -259,7 +259,9 @@ VEIL_FLOOR_SHARE = 0.7
 #: (:func:`veil_within_floor`); and the floor says nothing where it is more than this many below
 #: 0: the darker pixels are more saturated than one albedo under any veil makes them (a tone curve's
 #: toe, light bounced off the object itself, a bright sky mirrored on the lit side only). 1, 2 and 3
-#: tried; docs/gencolor.md, version 22. None: no such test
+#: tried; docs/gencolor.md, version 22. The GenColorBench scorer's curve test below that floor
+#: (``floor_curve_turn``, version 24) reads the same threshold, and stands down with it. None: no
+#: such test
 VEIL_FLOOR_ERRORS: float | None = 2.0
 #: the fitted floor is reflected light common to every pixel: the Fresnel reflection of the
 #: surroundings, which an 8-bit image shows at most as white (1.0 linear), so the floor is at most
@@ -1478,11 +1480,11 @@ def diffuse_line_reconstruction(
     return linear_to_srgb8(out)
 
 
-def check_curve_turn(curve_turn: float | None) -> None:
-    """Raise a one-line :class:`~huebench.errors.HuebenchError` unless ``curve_turn`` is a hue angle in
-    degrees in [0, 180) or None."""
+def check_curve_turn(curve_turn: float | None, name: str = "curve_turn") -> None:
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` naming the setting ``name`` unless
+    ``curve_turn`` is a hue angle in degrees in [0, 180) or None."""
     if curve_turn is not None and not 0 <= curve_turn < 180:
-        raise HuebenchError(f"curve_turn must be a hue angle in degrees in [0, 180) or None, got {curve_turn!r}")
+        raise HuebenchError(f"{name} must be a hue angle in degrees in [0, 180) or None, got {curve_turn!r}")
 
 
 def check_dark_fall(dark_fall: float | None) -> None:

@@ -43,8 +43,8 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   pure 2.2 power instead of sRGB's curve, desaturated shadows and an ungraded log encoding
   (:data:`ENCODING_PIPELINES`) on the same bodies; it judged version 24 once and is spent.
   ``filters`` was made after version 24 was chosen and is kept unseen for the next version
-  (:data:`UNSEEN_FAMILIES`): a faded film, desaturated highlights, a channel mixer and a
-  posterization (:data:`FILTER_PIPELINES`) on the same bodies.
+  (:data:`UNSEEN_FAMILIES`): HSV saturation on the encoded values, a contrast curve on CIELAB
+  lightness, an HSV hue turn and a posterization (:data:`FILTER_PIPELINES`) on the same bodies.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -70,7 +70,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from huebench.color.conversions import RGB_TO_XYZ, linear_to_srgb, linear_to_srgb8, srgb8_to_linear, srgb_to_linear
+from huebench.color.conversions import (
+    RGB_TO_XYZ,
+    lab_to_srgb,
+    linear_to_srgb,
+    linear_to_srgb8,
+    srgb8_to_linear,
+    srgb_to_lab,
+    srgb_to_linear,
+)
+from huebench.color.recolor import rotate_hue_hsv
 from huebench.errors import HuebenchError
 
 __all__ = [
@@ -84,7 +93,6 @@ __all__ = [
     "HELD_OUT_FAMILIES",
     "ILLUMINANTS",
     "LOOK_PIPELINES",
-    "MIXER",
     "PIPELINES",
     "PLAIN",
     "PROCESSING",
@@ -922,33 +930,31 @@ ENCODING_PIPELINES: dict[str, CameraPipeline] = {
 }
 
 
-def _faded_film(lin: NDArray[np.float64]) -> NDArray[np.float64]:
-    """A faded-film filter: Hable's filmic curve on each channel, then the blacks lifted and the
-    whites lowered on display-linear light (0.05 + 0.88 × the curve): a grey floor on every pixel,
-    as a matte print's, with the curve's compression above it."""
-    return np.asarray(0.05 + 0.88 * _hable(lin), dtype=np.float64)
+def _hsv_boost(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator on luminance (every channel scaled alike), then a photo app's
+    saturation slider on the encoded values: HSV saturation × 1.3 with hue and value kept (each
+    channel's distance below the largest × 1.3, at least 0) — in the display's code values, not in
+    light."""
+    code = linear_to_srgb(np.clip(_luminance_reinhard(lin), 0.0, 1.0))
+    top = code.max(axis=-1, keepdims=True)
+    return np.asarray(srgb_to_linear(np.maximum(top - 1.3 * (top - code), 0.0)), dtype=np.float64)
 
 
-def _highlight_desat(lin: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Reinhard's extended operator on luminance (every channel scaled alike), then the highlights
-    desaturated as film and ACES's views roll them off: each colour's distance from its display
-    luminance kept in full up to display luminance 0.5 and cut to half at 1.0 (a smoothstep
-    between): the lit face paler than the shade, with no white added."""
-    y, toned = _toned_luminance(lin)
-    w = np.clip((toned - 0.5) / 0.5, 0.0, 1.0)
-    w = w * w * (3.0 - 2.0 * w)
-    return np.asarray(toned + (1.0 - 0.5 * w) * (lin * (toned / y) - toned), dtype=np.float64)
+def _lab_contrast(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator on each channel, then a contrast curve on CIELAB lightness alone
+    (L* → 50 + 50 tanh(1.2 (L* − 50) / 50) / tanh(1.2), a* and b* kept): an editor's contrast in a
+    perceptual space, which moves each colour's linear saturation as its lightness moves."""
+    lab = np.asarray(srgb_to_lab(linear_to_srgb(np.clip(_reinhard(lin), 0.0, 1.0))), dtype=np.float64)
+    lab[..., 0] = 50.0 + 50.0 * np.tanh(1.2 * (lab[..., 0] - 50.0) / 50.0) / np.tanh(1.2)
+    return np.asarray(srgb_to_linear(np.clip(lab_to_srgb(lab), 0.0, 1.0)), dtype=np.float64)
 
 
-#: the ``mixer`` filter's channel mixer on linear light: each output channel a weighted sum of the
-#: three inputs, each row summing to 1 (white stays white): colours paler and their hues turned
-MIXER = np.array([[0.80, 0.14, 0.06], [0.08, 0.82, 0.10], [0.12, 0.04, 0.84]])
-
-
-def _mixer(lin: NDArray[np.float64]) -> NDArray[np.float64]:
-    """A channel-mixer filter (:data:`MIXER`) on scene-linear light, then Reinhard's extended
-    operator on each channel."""
-    return _reinhard(np.maximum(lin @ MIXER.T, 0.0))
+def _hue_rotate(lin: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Reinhard's extended operator on each channel, then every colour's HSV hue turned by 10° on the
+    encoded values (:func:`~huebench.color.recolor.rotate_hue_hsv`), as a tint filter turns it:
+    the same turn at every brightness."""
+    code = linear_to_srgb(np.clip(_reinhard(lin), 0.0, 1.0))
+    return np.asarray(srgb_to_linear(rotate_hue_hsv(code, 10.0)), dtype=np.float64)
 
 
 def _posterize(lin: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -958,13 +964,15 @@ def _posterize(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.asarray(srgb_to_linear(np.round(code * 23.0) / 23.0), dtype=np.float64)
 
 
-#: the held-out ``filters`` family's photo and generator filters (made after version 24 was chosen;
-#: kept unseen for the next version): a faded film, highlights desaturated, a channel mixer, a
-#: posterization; each after an exposure gain on scene-linear light
+#: the held-out ``filters`` family's photo-app and generator filters (made after version 24 was
+#: chosen; kept unseen for the next version), each acting where no earlier family's pipeline acts:
+#: HSV saturation on the encoded values, a contrast curve on CIELAB lightness, an HSV hue turn, a
+#: posterization of the encoded values; each after an exposure gain and a tone curve on
+#: scene-linear light
 FILTER_PIPELINES: dict[str, CameraPipeline] = {
-    "faded-film": CameraPipeline(1.4, _faded_film, jpeg=85),
-    "highlight-desat": CameraPipeline(1.5, _highlight_desat, noise=1.0),
-    "mixer": CameraPipeline(1.3, _mixer, sharpen=True),
+    "hsv-boost": CameraPipeline(1.3, _hsv_boost, jpeg=85),
+    "lab-contrast": CameraPipeline(1.2, _lab_contrast, noise=1.0),
+    "hue-rotate": CameraPipeline(1.4, _hue_rotate, sharpen=True),
     "posterize": CameraPipeline(1.2, _posterize, jpeg=95),
 }
 

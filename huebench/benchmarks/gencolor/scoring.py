@@ -37,7 +37,9 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   does (``dark_fall``, version 21). A glossy line's saturation is at most the same quantile over
   its pixels between the 0.3 and 0.8 quantiles of brightness — noise and a curve's toe inflate the
   darkest — except where the darker pixels are more saturated than a veil leaves them
-  (``line_band``, ``band_floor_errors``, version 23);
+  (``line_band``, ``band_floor_errors``, version 23). Where they are and the surface's hue turns with
+  brightness too, a curve on each channel made them so, not a reflection: no veil comes off and the
+  band cap stays (``floor_curve_turn``, version 24);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
 - under a coloured light a glossy surface reflects that light's colour, not white: when the object's
@@ -190,8 +192,11 @@ BAND_FLOOR_ERRORS: float | None = 2.0
 #: degrees (:func:`~huebench.color.reflectance.interior_hue_turn`) shows a curve on each channel:
 #: white reflected onto a surface, however unevenly, turns no hue. Its lit face, not its darker
 #: pixels, shows the colour: no veil is taken off and the glossy line stays capped by its middle
-#: band. The line's own hue-turn threshold (:data:`~huebench.color.reflectance.CURVE_HUE_TURN`),
-#: not tuned again; version 24 (docs/gencolor.md). None: no such test
+#: band (a fitted white floor may still come off, as from any surface without a veil: a curve's
+#: darker pixels put it below 0, so it takes nothing). The line's own hue-turn threshold
+#: (:data:`~huebench.color.reflectance.CURVE_HUE_TURN`), swept from 0.25 to 2° and kept; version 24
+#: (docs/gencolor.md). The test reads ``veil_floor_errors``' threshold, and stands down with it.
+#: None: no such test
 FLOOR_CURVE_TURN: float | None = CURVE_HUE_TURN
 #: on a surface the gloss test calls matte, pixels with one or two channels at the 8-bit ceiling keep
 #: their colour through the diffuse line: they show the body colour beyond the image's range (a
@@ -313,10 +318,11 @@ class ColorScore:
     #: the colour of the light the object was judged white-balanced by (linear RGB, its weakest
     #: channel 1, :func:`~huebench.color.reflectance.light_colour`); None: white light
     light: list[float] | None = None
-    #: the hue turn (degrees) that called the object's darker pixels a curve on each channel rather
-    #: than a reflection (``floor_curve_turn``): no veil taken off, the glossy line capped by its
+    #: the hue turn (degrees, from the darker to the brighter half of the interior) that called the
+    #: object's darker pixels, below their floor, a curve on each channel rather than a reflection
+    #: (``floor_curve_turn``, version 24): no Fresnel veil taken off, the glossy line capped by its
     #: middle band; None: no such call
-    curve_turn: float | None = None
+    floor_hue_turn: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -411,7 +417,7 @@ class ColorScorer:
         self.line_band = None if line_band is None else (float(line_band[0]), float(line_band[1]))
         check_floor_errors("band_floor_errors", band_floor_errors)
         self.band_floor_errors = None if band_floor_errors is None else float(band_floor_errors)
-        check_curve_turn(floor_curve_turn)
+        check_curve_turn(floor_curve_turn, "floor_curve_turn")
         self.floor_curve_turn = None if floor_curve_turn is None else float(floor_curve_turn)
         self.matte_keeps_clipped = bool(matte_keeps_clipped)
         if main_color is not None and not 0 < main_color <= 1:
@@ -764,11 +770,17 @@ class ColorScorer:
         score = self.score_pixels(px, target, veil=veil, glossy=glossy, light=light, cap_by_band=cap_by_band)
         score.stride, score.glossy, score.peeled = stride, glossy, peeled
         if turn is not None:
-            score.curve_turn = round(float(turn), 3)
+            score.floor_hue_turn = round(float(turn), 3)
+            took = [
+                *(["no Fresnel veil taken off"] if self.fresnel is not None else []),
+                *(["the line capped by its middle band"] if self.specular is not None and self.line_band else []),
+            ]
             score.reason = (
                 f"the darker pixels are more saturated than under any veil and the hue turns {turn:+.2f}° with "
-                "brightness: a curve on each channel, not a reflection (no veil taken off; the line read from "
-                "its middle band); " + score.reason
+                "brightness: a curve on each channel, not a reflection"
+                + (f" ({'; '.join(took)})" if took else "")
+                + "; "
+                + score.reason
             )
         if surroundings is not None:  # as the record's veils: under the image's light
             shown = np.asarray(surroundings, dtype=np.float64) * (1.0 if light is None else light)
