@@ -3,7 +3,8 @@
 1-megapixel object (ratios, not absolute targets; docs/performance.md).
 
     python perf/bench_scorer_change.py --against '{"curve_turn": null}' [--family tonemapped]
-    python perf/bench_scorer_change.py --against '{"line_band": null}' --numpy-floor   # version 22 as it ran
+    python perf/bench_scorer_change.py --against '{"floor_curve_turn": null}'   # version 23
+    python perf/bench_scorer_change.py --against '{"line_band": null, "floor_curve_turn": null}' --numpy-floor   # version 22 as it ran
 
 Per round, best of ``--passes`` passes per scorer, the two alternating in turn; the 1 MP image
 (``bench_harness``'s analytic sphere) on one numba thread, the small images on numba's default. The images are ``scorer_study``'s

@@ -4,8 +4,8 @@ Each trial replaces one step of the scorer (the albedo-saturation estimate of th
 gloss test, the veil's light, the fitted floor) for the length of a run, then scores every image of
 the tuning families and the held-out ones but those kept unseen (``UNSEEN_FAMILIES``; ``rendered``
 judged version 20, ``graded`` version 21, ``looks`` version 22, ``finishes`` version 23 and
-``encodings`` version 24, each once, and are measured since) paired against the default, as ``scorer_study.py --paired`` does for
-the scorer's options.
+``encodings`` version 24, each once, and are measured since) paired against the default, as
+``scorer_study.py --paired`` does for the scorer's options.
 Version 20's curve test (the scorer's ``curve_turn``), version 21's darker-half test
 (``dark_fall``), version 22's darker-pixel floor on the veil (``veil_floor_errors``) and version
 23's band cap on the glossy line (``line_band``, ``band_floor_errors``) came out of these trials,
@@ -503,8 +503,9 @@ _DARKER: dict[str, Any] = {}
 
 
 def read_darker_floor() -> None:
-    """Read each scored image's darker-pixel floor into :data:`_DARKER` (for every image the gloss
-    test runs on), and whether it cut the veil to nothing."""
+    """Read each scored image's darker-pixel floor into :data:`_DARKER` (for every image whose veil
+    the scorer looks for: not those version 24's curve test calls a curve, which take none), and
+    whether it cut the veil to nothing."""
     score_image, fresnel_veil = scoring.ColorScorer.score_image, scoring.ColorScorer.fresnel_veil
 
     def scoring_image(self: Any, image: Any, target: str, mask: Any = None) -> Any:
@@ -947,8 +948,9 @@ def main() -> None:
     older.add_argument(
         "--version22",
         action="store_true",
-        help="version 22's scorer (no band cap on the glossy line: line_band None) under the default and every "
-        "trial, as the trials made before version 23 were measured",
+        help="version 22's scorer (no band cap on the glossy line and no curve test below the darker floor: "
+        "line_band and floor_curve_turn None) under the default and every trial, as the trials made before "
+        "version 23 were measured",
     )
     older.add_argument(
         "--version23",

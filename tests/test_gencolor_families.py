@@ -228,6 +228,10 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         "veil_color",
         "frame_cuts",
         "peel",
+        "veil_floor_errors",
+        "line_band",
+        "band_floor_errors",
+        "floor_curve_turn",
     } <= set(cfg)
     assert cfg["veil_color"] is False and cfg["frame_cuts"] is True and cfg["peel"] == 6.0 and cfg["curve_turn"] == 0.5
     out = tmp_path / "d"

@@ -359,3 +359,18 @@ def test_the_noise_and_band_trials_lower_an_inflated_glossy_line(trials):
     capped = trials.band_cap(0.3, 0.8)(float(np.quantile(toed, 0.9)), 0.9, toed, grey, toed[:, None])
     assert capped == pytest.approx(estimate, abs=0.02)
     assert trials.band_cap(0.3, 0.8)(0.5, 0.9, toed, grey, toed[:, None]) == 0.5  # never raises it
+
+
+def test_the_earlier_versions_options_switch_version_24s_curve_test_off(trials, monkeypatch):
+    # --version19 … --version23 score as those versions did: none of them calls a surface below the
+    # darker floor a curve (19–21 read no floor at all, 22 and 23 switch the test off). The sphere is
+    # called glossy, as a glossy body's would be
+    from tests.test_gencolor_families import _lit_sphere
+
+    monkeypatch.setattr(scoring.ColorScorer, "looks_glossy", lambda self, *a: True)
+    curved, mask = _lit_sphere((0.62, 0.2, 0.04), curve=True, veil=0.0)
+    assert scoring.ColorScorer("css3").score_image(curved, "orange", mask=mask)[0].floor_hue_turn is not None
+    assert sorted(trials.VERSION_OPTIONS) == ["19", "20", "21", "22", "23"]
+    for version, options in trials.VERSION_OPTIONS.items():
+        score = scoring.ColorScorer("css3", **options).score_image(curved, "orange", mask=mask)[0]
+        assert score.floor_hue_turn is None, version
