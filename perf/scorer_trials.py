@@ -565,6 +565,33 @@ def darker_floor_raises_fitted(k: float) -> Callable[[float, dict[str, Any]], fl
     return rule
 
 
+def dark_neutral_middle(below: float, window: tuple[float, float] = (0.4, 0.6)) -> None:
+    """The lightness window ``window`` (quantiles of L*) instead of the lit one on neutral surfaces
+    (the interior's 0.9 quantile of saturation below ``reflectance.NEUTRAL_SATURATION``) whose
+    interior's median grey component (linear) is below ``below``: on a dark surface the reflections
+    are as bright as the body, and without chroma the gloss test cannot see them."""
+    score_image = scoring.ColorScorer.score_image
+
+    def scoring_image(self: Any, image: Any, target: str, mask: Any = None) -> Any:
+        if mask is None:  # the trials score exact masks
+            return score_image(self, image, target, mask)
+        m = np.asarray(mask, dtype=bool)
+        px = reflectance.interior_unclipped(np.asarray(image), reflectance.mask_depth(m), reflectance.GLOSS_INTERIOR)
+        saved = self.lightness_window
+        if len(px) >= 20:
+            lin = reflectance.srgb8_to_linear(px)
+            grey = lin.mean(axis=1)
+            sat = np.linalg.norm(lin - grey[:, None], axis=1) / np.maximum(grey, 1e-6)
+            if np.quantile(sat, 0.9) < reflectance.NEUTRAL_SATURATION and np.median(grey) < below:
+                self.lightness_window = window
+        try:
+            return score_image(self, image, target, mask)
+        finally:
+            self.lightness_window = saved
+
+    scoring.ColorScorer.score_image = scoring_image  # type: ignore[method-assign]
+
+
 def glossy_quantile(level: float) -> None:
     scoring.DIFFUSE_QUANTILE = level  # read at each call of ColorScorer.specular_steps
 
@@ -668,6 +695,14 @@ TRIALS: dict[str, tuple[str, Callable[[], None]]] = {
             )
         ),
     ),
+    **{
+        f"dark-neutral-middle-{round(100 * below)}": (
+            f"lightness: the window (0.4, 0.6) of L* on neutral surfaces whose median interior grey is below {below:g} "
+            "(glossy blacks' reflections fill the lit window)",
+            lambda below=below: dark_neutral_middle(below),
+        )
+        for below in (0.05, 0.08)
+    },
     "curve-no-veil": (
         "veil: none where the object's pixels show a curve on each channel (hue turn > 0.5°, rank < -0.9)",
         lambda: curve_keeps_veil(0.5),

@@ -374,3 +374,30 @@ def test_the_earlier_versions_options_switch_version_24s_curve_test_off(trials, 
     for version, options in trials.VERSION_OPTIONS.items():
         score = scoring.ColorScorer("css3", **options).score_image(curved, "orange", mask=mask)[0]
         assert score.floor_hue_turn is None, version
+
+
+def test_the_dark_neutral_trial_reads_a_glossy_blacks_middle_lightness(trials):
+    # a glossy black microfacet body mirrors surroundings as bright as its body: the lit window reads
+    # the reflections, 9.3 L* too light; the trial reads L*'s middle on dark neutral surfaces (not
+    # adopted: docs/gencolor.md, version 24) and leaves a grey body, whose median is not dark, alone
+    from huebench.benchmarks.gencolor.families import family_samples, make_image
+    from huebench.color import load_system, srgb_to_lab
+
+    colors = [c for c in load_system("iscc-nbs-l2").colors if c.name in ("Black", "Gray")]
+    wanted = {("Black", "ggx-sharp-env"), ("Gray", "ggx-sharp-env")}
+    made = {
+        s["color"]: make_image(s, size=48)
+        for s in family_samples("microfacet", colors)
+        if (s["color"], s["setup"]) in wanted
+    }
+
+    def lightness_error(color):
+        known = made[color]
+        score = scoring.ColorScorer("iscc-nbs-l2").score_image(known.image, color, mask=known.mask)[0]
+        return score.dominant_lab[0] - float(srgb_to_lab(np.array([known.truth], np.uint8))[0][0])
+
+    before = {c: lightness_error(c) for c in made}
+    assert before["Black"] > 9
+    trials.TRIALS["dark-neutral-middle-8"][1]()
+    after = {c: lightness_error(c) for c in made}
+    assert abs(after["Black"]) < 3 and after["Gray"] == before["Gray"]
