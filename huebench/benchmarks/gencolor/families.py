@@ -930,38 +930,53 @@ ENCODING_PIPELINES: dict[str, CameraPipeline] = {
 }
 
 
+def _edit_code_values(toned: NDArray[np.float64], edit: Callable[[NDArray[np.float64]], Any]) -> NDArray[np.float64]:
+    """A filter that edits the display's code values: ``toned`` (display-linear light) encoded as
+    sRGB, ``edit`` on those values, and back to display-linear light (clipped to [0, 1])."""
+    code = linear_to_srgb(np.clip(toned, 0.0, 1.0))
+    return np.asarray(srgb_to_linear(np.clip(edit(code), 0.0, 1.0)), dtype=np.float64)
+
+
+def _hsv_saturation(code: NDArray[np.float64]) -> NDArray[np.float64]:
+    """HSV saturation × 1.3 with hue and value kept: each channel's distance below the largest ×
+    1.3, at least 0."""
+    top = code.max(axis=-1, keepdims=True)
+    return np.maximum(top - 1.3 * (top - code), 0.0)
+
+
+def _lightness_contrast(code: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A contrast curve on CIELAB lightness alone: L* → 50 + 50 tanh(1.2 (L* − 50) / 50) / tanh(1.2),
+    a* and b* kept."""
+    lab = np.asarray(srgb_to_lab(code), dtype=np.float64)
+    lab[..., 0] = 50.0 + 50.0 * np.tanh(1.2 * (lab[..., 0] - 50.0) / 50.0) / np.tanh(1.2)
+    return np.asarray(lab_to_srgb(lab), dtype=np.float64)
+
+
 def _hsv_boost(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """Reinhard's extended operator on luminance (every channel scaled alike), then a photo app's
-    saturation slider on the encoded values: HSV saturation × 1.3 with hue and value kept (each
-    channel's distance below the largest × 1.3, at least 0) — in the display's code values, not in
-    light."""
-    code = linear_to_srgb(np.clip(_luminance_reinhard(lin), 0.0, 1.0))
-    top = code.max(axis=-1, keepdims=True)
-    return np.asarray(srgb_to_linear(np.maximum(top - 1.3 * (top - code), 0.0)), dtype=np.float64)
+    saturation slider on the encoded values (:func:`_hsv_saturation`) — in the display's code
+    values, not in light."""
+    return _edit_code_values(_luminance_reinhard(lin), _hsv_saturation)
 
 
 def _lab_contrast(lin: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Reinhard's extended operator on each channel, then a contrast curve on CIELAB lightness alone
-    (L* → 50 + 50 tanh(1.2 (L* − 50) / 50) / tanh(1.2), a* and b* kept): an editor's contrast in a
-    perceptual space, which moves each colour's linear saturation as its lightness moves."""
-    lab = np.asarray(srgb_to_lab(linear_to_srgb(np.clip(_reinhard(lin), 0.0, 1.0))), dtype=np.float64)
-    lab[..., 0] = 50.0 + 50.0 * np.tanh(1.2 * (lab[..., 0] - 50.0) / 50.0) / np.tanh(1.2)
-    return np.asarray(srgb_to_linear(np.clip(lab_to_srgb(lab), 0.0, 1.0)), dtype=np.float64)
+    """Reinhard's extended operator on each channel, then an editor's contrast in a perceptual space
+    (:func:`_lightness_contrast`), which moves each colour's linear saturation as its lightness
+    moves."""
+    return _edit_code_values(_reinhard(lin), _lightness_contrast)
 
 
 def _hue_rotate(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """Reinhard's extended operator on each channel, then every colour's HSV hue turned by 10° on the
     encoded values (:func:`~huebench.color.recolor.rotate_hue_hsv`), as a tint filter turns it:
     the same turn at every brightness."""
-    code = linear_to_srgb(np.clip(_reinhard(lin), 0.0, 1.0))
-    return np.asarray(srgb_to_linear(rotate_hue_hsv(code, 10.0)), dtype=np.float64)
+    return _edit_code_values(_reinhard(lin), lambda code: rotate_hue_hsv(code, 10.0))
 
 
 def _posterize(lin: NDArray[np.float64]) -> NDArray[np.float64]:
     """Reinhard's extended operator on each channel, then each channel's encoded value posterized
     to 24 levels (0, 1/23, …, 1): shading in flat bands, as low-bit or posterizing filters leave it."""
-    code = linear_to_srgb(np.clip(_reinhard(lin), 0.0, 1.0))
-    return np.asarray(srgb_to_linear(np.round(code * 23.0) / 23.0), dtype=np.float64)
+    return _edit_code_values(_reinhard(lin), lambda code: np.round(code * 23.0) / 23.0)
 
 
 #: the held-out ``filters`` family's photo-app and generator filters (made after version 24 was
