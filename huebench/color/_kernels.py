@@ -1593,6 +1593,46 @@ if AVAILABLE:
         return _quantile(chroma, q)
 
     @_exact_jit()
+    def _lit_statistics(rgb, lut, m, table, clipped, lq, cq, sq, out):  # pragma: no cover - compiled
+        # gencolor.calibration.pixel_statistics of 8-bit pixels (flat): the share with a clipped
+        # channel, the brighter half's saturation quantiles (sq), the L* quantiles (lq) and the
+        # C*ab quantiles (cq), in that order; Lab from srgb_to_lab's kernel, NumPy's operations
+        n = rgb.shape[0] // 3
+        lab = np.empty(3 * n)
+        _srgb8_to_lab_serial(rgb, lut, m, lab)
+        lightness, chroma = np.empty(n), np.empty(n)
+        grey, sat = np.empty(n), np.empty(n)
+        n_clipped = 0
+        for i in range(n):
+            lightness[i] = lab[3 * i]
+            chroma[i] = np.hypot(lab[3 * i + 1], lab[3 * i + 2])
+            r, g, b = rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]
+            if r >= clipped or g >= clipped or b >= clipped:
+                n_clipped += 1
+            lr, lg, lb = table[r], table[g], table[b]
+            mean = ((lr + lg) + lb) / 3.0
+            dr, dg, db = lr - mean, lg - mean, lb - mean
+            grey[i] = mean
+            sat[i] = np.sqrt((dr * dr + dg * dg) + db * db) / max(mean, 1e-4)
+        half = _median(grey)
+        k = 0
+        for i in range(n):
+            if grey[i] >= half:
+                sat[k] = sat[i]
+                k += 1
+        out[0] = n_clipped / n
+        j = 1
+        for q in sq:
+            out[j] = _quantile(sat[:k], q)
+            j += 1
+        for q in lq:
+            out[j] = _quantile(lightness, q)
+            j += 1
+        for q in cq:
+            out[j] = _quantile(chroma, q)
+            j += 1
+
+    @_exact_jit()
     def _darker_floor(img, depth, interior, table, clipped, share, max_pixels, out):  # pragma: no cover - compiled
         # reflectance.darker_floor on flat arrays (raster order): out = (intercept, standard error);
         # returns 1 with a floor, 0 with none. An interior of more than max_pixels is read on
@@ -2132,6 +2172,33 @@ def unclipped_shading(rgb8: NDArray[np.uint8], table: NDArray[np.float64], clipp
 def chroma_quantile(rgb8: NDArray[np.uint8], lut: NDArray[np.float64], m: NDArray[np.float64], q: float) -> float:
     """The ``q``-quantile of the chroma C*ab of N×3 8-bit pixels (srgb_to_lab's tables ``lut``, ``m``)."""
     return float(_chroma_quantile(_flat(rgb8), lut, m, float(q)))
+
+
+def lit_statistics(
+    rgb8: NDArray[np.uint8],
+    lut: NDArray[np.float64],
+    m: NDArray[np.float64],
+    table: NDArray[np.float64],
+    clipped: int,
+    lightness_q: tuple[float, ...],
+    chroma_q: tuple[float, ...],
+    saturation_q: tuple[float, ...],
+) -> NDArray[np.float64]:
+    """gencolor.calibration.pixel_statistics of N×3 8-bit pixels (N ≥ 2; srgb_to_lab's tables
+    ``lut``, ``m``; ``table`` the linearisation): the same values."""
+    out = np.empty(1 + len(saturation_q) + len(lightness_q) + len(chroma_q))
+    _lit_statistics(
+        _flat(rgb8),
+        lut,
+        m,
+        table,
+        int(clipped),
+        np.asarray(lightness_q, dtype=np.float64),
+        np.asarray(chroma_q, dtype=np.float64),
+        np.asarray(saturation_q, dtype=np.float64),
+        out,
+    )
+    return out
 
 
 def darker_floor(

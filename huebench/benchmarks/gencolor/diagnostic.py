@@ -65,10 +65,11 @@ def _pick(seed: int, *keys: Any) -> int:
 
 
 def _scorer_names(primary: str) -> tuple[str, str]:
-    """The run's scorer first, the other named scorer second: every diagnostic reports both."""
+    """The run's scorer first, the paper's second (ours second when the run's is the paper's):
+    every diagnostic reports the paper's method beside the one it judges."""
     if primary not in SCORERS:
         raise HuebenchError(f"scorer {primary!r} unknown: use {' or '.join(SCORERS)}")
-    return primary, next(n for n in SCORERS if n != primary)
+    return primary, "paper" if primary != "paper" else "huebench"
 
 
 @dataclass(frozen=True)

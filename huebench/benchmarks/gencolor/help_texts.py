@@ -5,7 +5,10 @@ A light module (no NumPy): ``huebench gencolor``'s module imports it when ``hueb
 
 __all__ = ["CANDIDATE_RULE_HELP", "SCORER_HELP"]
 
-SCORER_HELP = "huebench (default: lit surface, specular steps) or paper (PCA dominant colour over all object pixels)."
+SCORER_HELP = (
+    "huebench (default: lit surface, specular steps, calibration), huebench-rules (the same without its "
+    "calibration) or paper (PCA dominant colour over all object pixels)."
+)
 CANDIDATE_RULE_HELP = (
     "per-metric: each metric's minimum over the candidates (the paper); same: one candidate must pass all three."
 )

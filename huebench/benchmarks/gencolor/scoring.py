@@ -72,6 +72,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from huebench._suggest import suggestion_text
+from huebench.benchmarks.gencolor.calibration import (
+    CALIBRATION,
+    MIN_CHROMA,
+    Calibration,
+    calibration_features,
+    load_calibration,
+    pixel_statistics,
+)
 from huebench.color import (
     delta_e,
     lab_to_xyz,
@@ -152,7 +160,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 24
+SCORER_VERSION = 25
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -253,13 +261,16 @@ MAIN_COLOR: float | None = 0.7
 #: above that changes no decision the tables measured; docs/performance.md has the time and the
 #: ΔE00 against full resolution on large images. None: every pixel
 MAX_OBJECT_PIXELS: int | None = 65_536
-#: the named scorers: this project's default and the seed's method as written (PCA dominant colour
+#: the named scorers: this project's default, its rules alone (no calibration) and the seed's method as written (PCA dominant colour
 #: over all object pixels: no mask erosion, no lit window, no specular steps, no main-colour step
 #: and no bound on the chroma — every pixel of the mask, or of its working grid on a mask above
 #: max_object_pixels as for ours, and what PCA gives)
 SCORERS: dict[str, dict[str, Any]] = {
     "huebench": {},
+    # version 25's rules without its calibration: version 24's scorer, decision for decision
+    "huebench-rules": {"calibration": None},
     "paper": {
+        "calibration": None,
         "lightness_window": None,
         "erode": 0,
         "specular": None,
@@ -323,6 +334,11 @@ class ColorScore:
     #: (``floor_curve_turn``, version 24): no Fresnel veil taken off, the glossy line capped by its
     #: middle band; None: no such call
     floor_hue_turn: float | None = None
+    #: the calibration's correction of the rules' dominant colour (version 25,
+    #: :mod:`~huebench.benchmarks.gencolor.calibration`): its name, ΔL* and ΔC*ab, and the colour
+    #: before it (CIELAB, as the image shows it: before the bound on invented colour); None: not
+    #: calibrated (the rules alone, or too few pixels)
+    calibration: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -381,6 +397,7 @@ class ColorScorer:
         light_margin: float = LIGHT_MARGIN,
         frame_cuts: bool = FRAME_CUTS,
         peel: float | None = PEEL_DELTA_E,
+        calibration: str | Calibration | None = CALIBRATION,
         name: str = "huebench",
     ):
         self.system = load_system(system)
@@ -472,11 +489,19 @@ class ColorScorer:
             raise HuebenchError(f"light_margin must be a ratio ≥ 1, got {light_margin!r}")
         self.light_planarity = None if light_planarity is None else float(light_planarity)
         self.light_margin = float(light_margin)
+        if calibration is None or isinstance(calibration, Calibration):  # an instance: studies' own
+            self.calibration = calibration
+        else:
+            self.calibration = load_calibration(calibration)
+        #: keep the calibration's input on every score (``calibration["features"]``), calibrated or
+        #: not: what ``perf/scorer_calibration.py`` trains on. Not a setting: it decides nothing
+        self.keep_features = False
         self._candidates: dict[str, tuple[Any, ...]] = {}  # target → candidate set: the same every image
 
     @classmethod
     def named(cls, scorer: str, system: str = "css3", **options: Any) -> ColorScorer:
-        """One of :data:`SCORERS` ("huebench", "paper"), with ``options`` on top of its settings."""
+        """One of :data:`SCORERS` ("huebench", "huebench-rules", "paper"), with ``options`` on top of its
+        settings."""
         if scorer not in SCORERS:
             raise HuebenchError(f"scorer {scorer!r} unknown: use {' or '.join(SCORERS)}")
         return cls(system, **{**SCORERS[scorer], **options, "name": scorer})
@@ -527,6 +552,8 @@ class ColorScorer:
             "matte_keeps_clipped": self.matte_keeps_clipped,
             "light_planarity": self.light_planarity,
             "light_margin": self.light_margin,
+            "calibration": None if self.calibration is None else self.calibration.name,
+            "calibration_sha256": None if self.calibration is None else self.calibration.sha256,
         }
 
     def candidates(self, target: str) -> list[Any]:
@@ -594,6 +621,11 @@ class ColorScorer:
                 f"only {len(px)} object pixels (< {self.min_pixels}): no colour to judge",
             )
         px8 = px.astype(np.uint8) if px.dtype != np.uint8 else px
+        # the calibration reads the pixels as the image shows them, before any step changes them;
+        # it learnt from objects in their images (the gloss test answered): pixels without their
+        # image keep the rules' colour
+        calibrating = (self.calibration is not None or self.keep_features) and glossy is not None
+        statistics = pixel_statistics(px8, light) if calibrating else None
         refused = None
         if veil is not None and self.veil_quantile is not None:
             fitted = fit_veil(px8, veil, quantile=self.veil_quantile)
@@ -633,6 +665,9 @@ class ColorScorer:
         dom_lab = np.asarray(dom.lab, dtype=np.float64).copy()
         if light is not None:  # back under the image's light, where the target and the pixels are seen
             dom_lab = xyz_to_lab(linear_rgb_to_xyz(xyz_to_linear_rgb(lab_to_xyz(dom_lab)) * light))
+        calibrated = None
+        if statistics is not None:
+            dom_lab, calibrated = self.calibrate(dom_lab, glossy, statistics)
         excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
         # the bound counts from the pixels with the modelled reflection (the veil) removed: what the
         # steps after it infer beyond those pixels is invention, and it is held to the bound
@@ -684,6 +719,11 @@ class ColorScorer:
             prefix += f"glossy surface, veil {np.round(veil, 4).tolist()} removed; "
         if refused is not None:
             prefix += f"veil {np.round(refused, 4).tolist()} refused: the pixels show none so large; "
+        if calibrated is not None and "lightness" in calibrated:
+            prefix += (
+                f"calibrated ({calibrated['model']}): L* {calibrated['lightness']:+.2f}, "
+                f"C* {calibrated['chroma']:+.2f} from {calibrated['before']}; "
+            )
         if cut:
             prefix += f"chroma {over:.1f} above the pixels' 99th percentile, cut to +{self.max_chroma_excess:g}; "
         reason = prefix + (
@@ -711,6 +751,7 @@ class ColorScorer:
             _per_channel(veil),
             veil_refused=_per_channel(refused),
             light=_per_channel(light),
+            calibration=calibrated,
         )
 
     def score_image(
@@ -796,6 +837,36 @@ class ColorScorer:
                 f"{peeled} pixels at the mask's edge look like the background and were left out; " + score.reason
             )
         return score, full_mask
+
+    def calibrate(
+        self, dom_lab: NDArray[np.float64], glossy: bool | None, statistics: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], dict[str, Any] | None]:
+        """The rules' dominant colour (CIELAB, as the image shows it) with the calibration's
+        correction (:mod:`~huebench.benchmarks.gencolor.calibration`): L* moved by ΔL* (within
+        0–100), C*ab by ΔC*ab along its hue (not below 0; not raised where the hue is noise, C*ab <
+        ``MIN_CHROMA``), and the record of it — None where nothing was corrected and no features
+        are kept."""
+        features = calibration_features(dom_lab, glossy, statistics)
+        found = None if self.calibration is None else self.calibration.correction(features)
+        record: dict[str, Any] = {}
+        if found is not None and self.calibration is not None:
+            d_l, d_c = found
+            chroma = float(math.hypot(dom_lab[1], dom_lab[2]))
+            out = np.array(dom_lab, dtype=np.float64, copy=True)
+            out[0] = min(max(out[0] + d_l, 0.0), 100.0)
+            if chroma >= MIN_CHROMA or d_c < 0:
+                out[1:] *= max(chroma + d_c, 0.0) / chroma if chroma > 0 else 0.0
+            record = {
+                "model": self.calibration.name,
+                "lightness": round(float(out[0] - dom_lab[0]), 3),
+                "chroma": round(float(math.hypot(out[1], out[2])) - chroma, 3),
+                "before": [round(float(v), 3) for v in dom_lab],
+            }
+            dom_lab = out
+        if self.keep_features:
+            record["features"] = [float(v) for v in features]
+            record.setdefault("before", [float(v) for v in dom_lab])
+        return dom_lab, record or None
 
     def fresnel_veil(
         self,
