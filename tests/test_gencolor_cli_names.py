@@ -11,14 +11,17 @@ import pytest
             "--family mitsuab: 'mitsuab' is not an image family. Did you mean 'mitsuba'?",
         ),
         (("diagnose", "--family", "analytic,textred"), "'textred' is not an image family. Did you mean 'textured'?"),
-        (("diagnose", "--scorer", "huebnch"), "--scorer huebnch: 'huebnch' is not a scorer. Did you mean 'huebench'?"),
+        (
+            ("diagnose", "--scorer", "huebnch"),
+            "--scorer huebnch: 'huebnch' is not a scorer. Did you mean 'huebench' or 'huebench-rules'?",
+        ),
         (
             ("diagnose", "--system", "css"),
             "--system css: 'css' is not a system the diagnostic covers. Did you mean 'css3'? Use iscc-nbs-l2 or css3",
         ),
         (
             ("score", "--images", ".", "--scorer", "papr"),
-            "'papr' is not a scorer. Did you mean 'paper'? Use huebench or paper",
+            "'papr' is not a scorer. Did you mean 'paper'? Use huebench or huebench-rules or paper",
         ),
         (("score-image", "x.png", "--target", "red", "--scorer", "papr"), "Did you mean 'paper'?"),
     ],
