@@ -270,3 +270,15 @@ def test_named_scorers_and_config():
     assert {k: v for k, v in cfg.items() if not k.startswith("calibration") and k != "name"} == {
         k: v for k, v in rules.items() if not k.startswith("calibration") and k != "name"
     }
+
+
+@pytest.mark.parametrize("light", [None, np.array([1.0, 0.8, 0.6])])
+def test_the_statistics_hold_the_bounds_chroma_quantile(light):
+    """The scorer reads its bound on invented colour (the pixels' 99th percentile of chroma) from
+    the calibration's statistics: the very value it computed before."""
+    from huebench.benchmarks.gencolor.scoring import _chroma_p99
+
+    img, mask = _red_ball(size=64, noise=3.0)
+    px = img[mask]
+    assert cal.CHROMA_QUANTILES[-1] == 0.99
+    assert pixel_statistics(px, light)[-1] == _chroma_p99(px, light)

@@ -1593,10 +1593,45 @@ if AVAILABLE:
         return _quantile(chroma, q)
 
     @_exact_jit()
+    def _quantiles_into(x, qs, out, j):  # pragma: no cover - compiled
+        # stats.quantile(x, q) for each of the ascending qs into out[j:], from one copy of x: each
+        # selection leaves the larger values after its rank, where the next one looks (the same
+        # order statistics as one selection each, so the same values)
+        n = x.shape[0]
+        part = x.copy()
+        start = 0
+        for q in qs:
+            virtual = (n - 1) * q
+            if virtual >= n - 1:
+                out[j] = np.max(part[start:])
+            else:
+                previous = math.floor(virtual)
+                lo = _select(part[start:], previous - start)
+                hi = np.min(part[previous + 1 :])
+                gamma = virtual - previous
+                diff = hi - lo
+                out[j] = hi - diff * (1 - gamma) if gamma >= 0.5 else lo + diff * gamma
+                start = previous
+            j += 1
+
+    @_exact_jit()
+    def _tree_ensemble(x, baseline, feature, threshold, left, right, value, leaf):  # pragma: no cover - compiled
+        # gencolor.calibration.TreeEnsemble.predict: every tree walked from its root (x <= threshold
+        # goes left), the leaves added to the baseline one tree after another, as scikit-learn adds
+        total = baseline
+        for t in range(value.shape[0]):
+            node = 0
+            while not leaf[t, node]:
+                node = left[t, node] if x[feature[t, node]] <= threshold[t, node] else right[t, node]
+            total += value[t, node]
+        return total
+
+    @_exact_jit()
     def _lit_statistics(rgb, lut, m, table, clipped, lq, cq, sq, out):  # pragma: no cover - compiled
         # gencolor.calibration.pixel_statistics of 8-bit pixels (flat): the share with a clipped
         # channel, the brighter half's saturation quantiles (sq), the L* quantiles (lq) and the
-        # C*ab quantiles (cq), in that order; Lab from srgb_to_lab's kernel, NumPy's operations
+        # C*ab quantiles (cq), in that order (each ascending); Lab from srgb_to_lab's kernel,
+        # NumPy's operations
         n = rgb.shape[0] // 3
         lab = np.empty(3 * n)
         _srgb8_to_lab_serial(rgb, lut, m, lab)
@@ -1621,16 +1656,9 @@ if AVAILABLE:
                 sat[k] = sat[i]
                 k += 1
         out[0] = n_clipped / n
-        j = 1
-        for q in sq:
-            out[j] = _quantile(sat[:k], q)
-            j += 1
-        for q in lq:
-            out[j] = _quantile(lightness, q)
-            j += 1
-        for q in cq:
-            out[j] = _quantile(chroma, q)
-            j += 1
+        _quantiles_into(sat[:k], sq, out, 1)
+        _quantiles_into(lightness, lq, out, 1 + sq.shape[0])
+        _quantiles_into(chroma, cq, out, 1 + sq.shape[0] + lq.shape[0])
 
     @_exact_jit()
     def _darker_floor(img, depth, interior, table, clipped, share, max_pixels, out):  # pragma: no cover - compiled
@@ -2174,30 +2202,34 @@ def chroma_quantile(rgb8: NDArray[np.uint8], lut: NDArray[np.float64], m: NDArra
     return float(_chroma_quantile(_flat(rgb8), lut, m, float(q)))
 
 
+def tree_ensemble(
+    x: NDArray[np.float64],
+    baseline: float,
+    feature: NDArray[np.intp],
+    threshold: NDArray[np.float64],
+    left: NDArray[np.intp],
+    right: NDArray[np.intp],
+    value: NDArray[np.float64],
+    leaf: NDArray[np.bool_],
+) -> float:
+    """gencolor.calibration.TreeEnsemble.predict at one input ``x``: the same value."""
+    return float(_tree_ensemble(x, float(baseline), feature, threshold, left, right, value, leaf))
+
+
 def lit_statistics(
     rgb8: NDArray[np.uint8],
     lut: NDArray[np.float64],
     m: NDArray[np.float64],
     table: NDArray[np.float64],
     clipped: int,
-    lightness_q: tuple[float, ...],
-    chroma_q: tuple[float, ...],
-    saturation_q: tuple[float, ...],
+    lightness_q: NDArray[np.float64],
+    chroma_q: NDArray[np.float64],
+    saturation_q: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     """gencolor.calibration.pixel_statistics of N×3 8-bit pixels (N ≥ 2; srgb_to_lab's tables
-    ``lut``, ``m``; ``table`` the linearisation): the same values."""
+    ``lut``, ``m``; ``table`` the linearisation; the quantiles as float64 arrays): the same values."""
     out = np.empty(1 + len(saturation_q) + len(lightness_q) + len(chroma_q))
-    _lit_statistics(
-        _flat(rgb8),
-        lut,
-        m,
-        table,
-        int(clipped),
-        np.asarray(lightness_q, dtype=np.float64),
-        np.asarray(chroma_q, dtype=np.float64),
-        np.asarray(saturation_q, dtype=np.float64),
-        out,
-    )
+    _lit_statistics(_flat(rgb8), lut, m, table, int(clipped), lightness_q, chroma_q, saturation_q, out)
     return out
 
 

@@ -58,10 +58,15 @@ CALIBRATIONS = ("families-v25",)
 #: the file format :func:`load_calibration` reads
 FORMAT = 1
 
-#: quantiles of the pixels' L* and C*ab, and of the linear saturation of their brighter half
+#: quantiles of the pixels' L* and C*ab, and of the linear saturation of their brighter half (the
+#: last, C*ab's 0.99, is also the scorer's bound on invented colour: it reads it from here)
 LIGHTNESS_QUANTILES = (0.25, 0.5, 0.85, 0.95, 0.99)
 CHROMA_QUANTILES = (0.5, 0.95, 0.99)
 SATURATION_QUANTILES = (0.5, 0.9)
+#: the three tuples as the kernel takes them
+_QUANTILE_ARRAYS = tuple(
+    np.array(q, dtype=np.float64) for q in (LIGHTNESS_QUANTILES, CHROMA_QUANTILES, SATURATION_QUANTILES)
+)
 #: what the trees read, in order: the rules' dominant colour (L*, C*ab), the gloss test's answer
 #: (1 glossy, 0 matte, 0.5 not tested), the share of pixels with a clipped channel, the linear
 #: saturation of the brighter half of the pixels (distance from grey over grey) at two quantiles,
@@ -96,16 +101,7 @@ def pixel_statistics(px8: NDArray[np.uint8], light: NDArray[np.float64] | None =
         return np.full(N_STATISTICS, np.nan)
     if _kernels.enabled(len(px)):  # the steps below in one kernel, the same values
         lut, m = srgb8_lab_tables()
-        return _kernels.lit_statistics(
-            np.ascontiguousarray(px),
-            lut,
-            m,
-            srgb8_table(),
-            CLIPPED,
-            LIGHTNESS_QUANTILES,
-            CHROMA_QUANTILES,
-            SATURATION_QUANTILES,
-        )
+        return _kernels.lit_statistics(np.ascontiguousarray(px), lut, m, srgb8_table(), CLIPPED, *_QUANTILE_ARRAYS)
     lab = srgb_to_lab(px)
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     lin = srgb8_to_linear(px)
@@ -132,23 +128,20 @@ def calibration_features(
     """The calibration's input (:data:`FEATURES`) from the rules' dominant colour (CIELAB), the
     gloss test's answer (None: not tested; the scorer calibrates only objects it tested, as those it
     learnt from) and :func:`pixel_statistics`."""
-    lab = np.asarray(dominant_lab, dtype=np.float64)
-    lightness, chroma = float(lab[0]), float(math.hypot(lab[1], lab[2]))
-    n_sat = len(SATURATION_QUANTILES)
-    n_l = len(LIGHTNESS_QUANTILES)
+    lightness, chroma = float(dominant_lab[0]), math.hypot(dominant_lab[1], dominant_lab[2])
     s = np.asarray(statistics, dtype=np.float64)
-    return np.array(
-        [
-            lightness,
-            chroma,
-            0.5 if glossy is None else float(bool(glossy)),
-            s[0],
-            *s[1 : 1 + n_sat],
-            *(s[1 + n_sat : 1 + n_sat + n_l] - lightness),
-            *(s[1 + n_sat + n_l :] - chroma),
-        ],
-        dtype=np.float64,
-    )
+    out = np.empty(len(FEATURES))
+    out[0], out[1], out[2] = lightness, chroma, 0.5 if glossy is None else float(bool(glossy))
+    out[3:_L_FROM] = s[:_STAT_L_FROM]  # the clipped share and the saturations, as read
+    out[_L_FROM:_C_FROM] = s[_STAT_L_FROM:_STAT_C_FROM] - lightness
+    out[_C_FROM:] = s[_STAT_C_FROM:] - chroma
+    return out
+
+
+#: where the L* and C*ab quantiles start, in the features and in the statistics
+_L_FROM = 4 + len(SATURATION_QUANTILES)
+_C_FROM = _L_FROM + len(LIGHTNESS_QUANTILES)
+_STAT_L_FROM, _STAT_C_FROM = _L_FROM - 3, _C_FROM - 3
 
 
 @dataclass(frozen=True)
@@ -211,15 +204,22 @@ class TreeEnsemble:
         return int(depth.max())
 
     def predict(self, x: NDArray[np.float64]) -> float:
-        """The ensemble's value at one input (1-D, finite)."""
+        """The ensemble's value at one input (1-D, finite): the baseline plus each tree's leaf, added
+        one tree after another (as scikit-learn adds them: the same value)."""
+        if _kernels.AVAILABLE:  # the walk below, tree by tree, in one call
+            return _kernels.tree_ensemble(
+                x, self.baseline, self.feature, self.threshold, self.left, self.right, self.value, self.leaf
+            )
         rows = np.arange(self.value.shape[0])
         node = np.zeros(len(rows), np.intp)
-        for _ in range(self._depth):
+        for _ in range(self._depth):  # every tree one level down at a time
             f = self.feature[rows, node]
-            go_left = x[f] <= self.threshold[rows, node]
-            step = np.where(go_left, self.left[rows, node], self.right[rows, node])
+            step = np.where(x[f] <= self.threshold[rows, node], self.left[rows, node], self.right[rows, node])
             node = np.where(self.leaf[rows, node], node, step)
-        return self.baseline + float(np.add.reduce(self.value[rows, node]))
+        total = self.baseline
+        for v in self.value[rows, node].tolist():
+            total += v
+        return total
 
     @functools.cached_property
     def _depth(self) -> int:
@@ -246,7 +246,7 @@ class Calibration:
     def correction(self, features: NDArray[np.float64]) -> tuple[float, float] | None:
         """(ΔL*, ΔC*ab) for one input (:func:`calibration_features`); None where a feature is not
         finite (too few pixels for their statistics)."""
-        if not np.isfinite(features).all():
+        if not math.isfinite(float(np.add.reduce(features))):  # a NaN or an infinity anywhere
             return None
         limit = MAX_CORRECTION
         d_l, d_c = self.lightness.predict(features), self.chroma.predict(features)

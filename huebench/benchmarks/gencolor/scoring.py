@@ -633,7 +633,8 @@ class ColorScorer:
                 refused, veil = veil, None
             else:
                 veil = fitted
-        chroma_p99 = _chroma_p99(px8, light)
+        # the calibration's statistics hold this quantile already (the same pixels, the same value)
+        chroma_p99 = _chroma_p99(px8, light) if statistics is None else float(statistics[-1])
         # the main colour is chosen on the pixels as they are: a veil taken off pushes the darkest
         # channel of saturated pixels to the clip at 0, and their hue with it
         main = (
