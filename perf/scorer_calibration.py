@@ -116,11 +116,12 @@ def rules_key(system: str) -> str:
 def system_table(args: argparse.Namespace, system: str) -> dict[str, Any]:
     """Every study image of ``system``: its images (scorer_study's triple) and the rules' features,
     dominant colours, passes and far accepts, the truth (CIELAB) and family; the features cached
-    beside the images (another rules' setting, another file)."""
+    beside the images (another rules' setting or another set of images, another file)."""
     ns = argparse.Namespace(**{**vars(args), "system": system})
     data = scorer_study.every_family_images(ns)
     meta = data[0]
-    cache = Path(f"{args.cache}.{system}.{int(args.quick)}.calibration-{rules_key(system)}.npz")
+    ids = hashlib.sha256("\n".join(m["id"] for m in meta).encode()).hexdigest()[:8]  # the images, in order
+    cache = Path(f"{args.cache}.{system}.{int(args.quick)}.calibration-{rules_key(system)}-{ids}.npz")
     if cache.exists():
         z = np.load(cache, allow_pickle=False)
         features, before, passed, far = z["features"], z["before"], z["passed"], z["far"]

@@ -98,7 +98,7 @@ def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
     assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
     with pytest.raises(
         HuebenchError,
-        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded, looks, finishes, encodings, filters have",
+        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded, looks, finishes, encodings, filters, optics have",
     ):
         fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -1109,8 +1109,8 @@ def test_the_held_out_encodings_family_encodes_as_displays_and_cameras_do():
     _grade_bodies_show_the_truth(samples)
 
 
-def test_the_unseen_filters_family_filters_as_photo_apps_and_generators_do():
-    """Made after version 24 was chosen and kept unseen for the next version: four filters acting
+def test_the_held_out_filters_family_filters_as_photo_apps_and_generators_do():
+    """Made after version 24 was chosen and scored by nothing until it judged version 25: four filters acting
     where no earlier family's pipeline acts — HSV saturation on the encoded values, a contrast curve
     on CIELAB lightness, an HSV hue turn, a posterization of the encoded values — on a matte
     analytic body, a glossy microfacet one and a Mitsuba object each, as the graded, looks, finishes
@@ -1119,12 +1119,12 @@ def test_the_unseen_filters_family_filters_as_photo_apps_and_generators_do():
 
     samples = fam.family_samples("filters", L2)
     assert len(samples) == 29 * 3 * len(fam.FILTER_PIPELINES) == 348 and "filters" in fam.HELD_OUT_FAMILIES
-    assert fam.UNSEEN_FAMILIES == ("filters",) and fam.PLAIN["filters"] == "without the filter"
+    assert "filters" not in fam.UNSEEN_FAMILIES and fam.PLAIN["filters"] == "without the filter"
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
-    others = {p for name, (pipelines, *_) in fam.GRADES.items() if name != "filters" for p in pipelines}
+    others = {p for name, (pipelines, *_) in fam.GRADES.items() if name not in ("filters", "optics") for p in pipelines}
     others |= set(fam.CAMERA_PIPELINES)
     assert len(others) == 20 and not set(fam.FILTER_PIPELINES) & others
-    assert set(fam.PIPELINES) == others | set(fam.FILTER_PIPELINES)
+    assert set(fam.PIPELINES) == others | set(fam.FILTER_PIPELINES) | set(fam.OPTICS_PIPELINES)
     css = load_system("css3").colors
     assert len(fam.family_samples("filters", css)) == 3 * 4 * len(css)
     _each_grade_on_three_bodies_per_colour(samples, fam.FILTER_PIPELINES)
@@ -1146,4 +1146,50 @@ def test_the_unseen_filters_family_filters_as_photo_apps_and_generators_do():
     assert np.allclose(rotate_hue_hsv(turned, -10.0), linear_to_srgb(fam._reinhard(lit)))  # a turn, undone
     code = linear_to_srgb(filters["posterize"].colors(np.linspace(0.01, 3.0, 50)[:, None] * np.ones(3)))
     assert np.allclose(code * 23, np.round(code * 23)) and len(np.unique(code.round(6))) <= 24  # 24 levels
+    _grade_bodies_show_the_truth(samples)
+
+
+def test_the_unseen_optics_family_has_lens_and_film_effects_that_keep_a_flat_patch():
+    """Made after version 25 was chosen and kept unseen for the next version: film grain, lateral
+    chromatic aberration, an editor's clarity and a highlight's glow — image ops on the encoded
+    values that no earlier pipeline has, each leaving a flat patch as it is (so the truth is the
+    tone curve's colours of the albedo) — on a matte analytic body, a glossy microfacet one and a
+    Mitsuba object each, as the other grades."""
+    samples = fam.family_samples("optics", L2)
+    assert len(samples) == 29 * 3 * len(fam.OPTICS_PIPELINES) == 348 and "optics" in fam.HELD_OUT_FAMILIES
+    assert fam.UNSEEN_FAMILIES == ("optics",) and fam.PLAIN["optics"] == "without the lens or film effect"
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    earlier = {p for name, (pipelines, *_) in fam.GRADES.items() if name != "optics" for p in pipelines}
+    assert not set(fam.OPTICS_PIPELINES) & (earlier | set(fam.CAMERA_PIPELINES))
+    assert all(p.optics is not None for p in fam.OPTICS_PIPELINES.values())
+    assert all(p.optics is None for name, p in fam.PIPELINES.items() if name not in fam.OPTICS_PIPELINES)
+    css = load_system("css3").colors
+    assert len(fam.family_samples("optics", css)) == 3 * 4 * len(css)
+    _each_grade_on_three_bodies_per_colour(samples, fam.OPTICS_PIPELINES)
+    rng = np.random.default_rng(0)
+    flat = np.full((128, 128, 3), [0.7, 0.4, 0.2])
+    for name, p in fam.OPTICS_PIPELINES.items():
+        moved = p.optics(flat, rng) - flat
+        if name == "grain":  # zero-mean noise: the patch's mean kept
+            assert np.abs(moved.mean(axis=(0, 1))).max() < 2e-3
+        else:
+            assert np.abs(moved).max() < 1e-12, name
+    grain = fam.OPTICS_PIPELINES["grain"].optics(flat, rng) - flat
+    assert np.ptp(grain, axis=2).max() < 1e-12 and 0.004 < grain.std() < 0.04  # luma only, a few levels
+    edge = np.zeros((8, 8, 3))
+    edge[:, 4:] = 0.8
+    fringed = fam.OPTICS_PIPELINES["fringe"].optics(edge, rng)
+    # the edge (columns 4 on) in green where it was, in red one column later, in blue one earlier
+    assert fringed[0, 3, 1] == 0.0 and fringed[0, 4, 1] == 0.8
+    assert fringed[0, 4, 0] == 0.0 and fringed[0, 5, 0] == 0.8
+    assert fringed[0, 2, 2] == 0.0 and fringed[0, 3, 2] == 0.8
+    ramp = np.repeat(np.linspace(0.2, 0.8, 40)[None, :, None], 40, axis=0) * np.ones(3)
+    clear = fam.OPTICS_PIPELINES["clarity"].optics(ramp, rng)
+    assert np.allclose(clear[:, 17:23], ramp[:, 17:23], atol=1e-9)  # a linear ramp has no local contrast
+    assert np.ptp(clear[0]) > np.ptp(ramp[0])  # near the frame it steepens, as clarity does at edges
+    spot = np.full((40, 40, 3), 0.5)
+    spot[18:22, 18:22] = 1.0
+    glowed = fam.OPTICS_PIPELINES["glow"].optics(spot, rng)
+    assert glowed[20, 20, 0] < 1.0 and glowed[20, 24, 0] > 0.5  # the highlight spreads
+    assert glowed.sum() == pytest.approx(spot.sum(), rel=1e-3)  # moved, not added
     _grade_bodies_show_the_truth(samples)

@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 from huebench import stats
 from huebench.color import _kernels, linear_to_srgb8, srgb8_to_linear, srgb_to_lab
 from huebench.color.conversions import srgb8_lab_tables, srgb8_table
+from huebench.color.difference import HUE_CHROMA_THRESHOLD
 from huebench.color.reflectance import CLIPPED, fit_sample_of
 from huebench.errors import HuebenchError
 
@@ -82,8 +83,10 @@ FEATURES = (
 )
 #: the pixel statistics' count: :data:`FEATURES` less the dominant colour and the gloss answer
 N_STATISTICS = len(FEATURES) - 3
-#: below this chroma the dominant colour's hue is noise: its chroma is not raised along it
-MIN_CHROMA = 1.0
+#: below this chroma the metrics gate the hue (``difference.HUE_CHROMA_THRESHOLD``): the scorer holds
+#: the dominant colour's hue unreliable there, so the calibration may lower such a chroma but does
+#: not raise it along that hue (which would invent one, and put it to the hue test)
+MIN_CHROMA = HUE_CHROMA_THRESHOLD
 #: the largest correction of L* and of C*ab a calibration makes, whatever its trees say (CIELAB
 #: units): trees are bounded by their leaves, and this bounds what any file can ask for
 MAX_CORRECTION = 10.0

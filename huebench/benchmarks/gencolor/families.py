@@ -42,9 +42,13 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   ``encodings`` was made after version 23 was chosen: a wide-gamut render shown untagged as sRGB, a
   pure 2.2 power instead of sRGB's curve, desaturated shadows and an ungraded log encoding
   (:data:`ENCODING_PIPELINES`) on the same bodies; it judged version 24 once and is spent.
-  ``filters`` was made after version 24 was chosen and is kept unseen for the next version
-  (:data:`UNSEEN_FAMILIES`): HSV saturation on the encoded values, a contrast curve on CIELAB
-  lightness, an HSV hue turn and a posterization (:data:`FILTER_PIPELINES`) on the same bodies.
+  ``filters`` was made after version 24 was chosen: HSV saturation on the encoded values, a
+  contrast curve on CIELAB lightness, an HSV hue turn and a posterization
+  (:data:`FILTER_PIPELINES`) on the same bodies; it judged version 25 once and is spent.
+  ``optics`` was made after version 25 was chosen and is kept unseen for the next version
+  (:data:`UNSEEN_FAMILIES`): film grain, lateral chromatic aberration, an editor's clarity and a
+  highlight's glow (:data:`OPTICS_PIPELINES`), image ops that leave a flat patch as it is, on the
+  same bodies.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -93,6 +97,7 @@ __all__ = [
     "HELD_OUT_FAMILIES",
     "ILLUMINANTS",
     "LOOK_PIPELINES",
+    "OPTICS_PIPELINES",
     "PIPELINES",
     "PLAIN",
     "PROCESSING",
@@ -125,11 +130,12 @@ HELD_OUT_FAMILIES = (
     "finishes",
     "encodings",
     "filters",
+    "optics",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("filters",)
+UNSEEN_FAMILIES: tuple[str, ...] = ("optics",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -715,6 +721,9 @@ class CameraPipeline:
     sharpen: bool = False
     noise: float = 0.0  # σ in 8-bit levels, after the curve
     jpeg: int = 0
+    #: an image op on the encoded values (H×W×3 in [0, 1], and the image's random generator) that
+    #: leaves a flat patch as it is — a lens's or a film's: the truth stays the colours' of the albedo
+    optics: Callable[[NDArray[np.float64], np.random.Generator], NDArray[np.float64]] | None = None
 
 
 #: the held-out ``camera`` family's pipelines (made after scorer version 18 was chosen), each on
@@ -991,7 +1000,66 @@ FILTER_PIPELINES: dict[str, CameraPipeline] = {
     "posterize": CameraPipeline(1.2, _posterize, jpeg=95),
 }
 
-#: every pipeline by name: the camera, graded, looks, finishes, encodings and filters families'
+
+def _luma(code: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Rec. 709 luma of encoded values (H×W×3 → H×W): what lens and film effects below act on."""
+    return np.asarray(code @ _LUMA, dtype=np.float64)
+
+
+def _grain(code: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+    """Film grain: noise of one value in every channel (luma only), correlated over about a pixel
+    (a Gaussian of σ 0.7 px on white noise, rescaled to unit spread), strongest in the mid-tones
+    (8 levels at luma 0.5, 4 y (1 − y) of that elsewhere). Zero-mean: a flat patch keeps its colour."""
+    from scipy import ndimage
+
+    grain = ndimage.gaussian_filter(rng.normal(0.0, 1.0, code.shape[:2]), 0.7)
+    grain /= max(float(grain.std()), 1e-12)
+    y = np.clip(_luma(code), 0.0, 1.0)
+    return code + (8.0 / 255.0 * 4.0 * y * (1.0 - y) * grain)[..., None]
+
+
+def _fringe(code: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+    """Lateral chromatic aberration: red one pixel to the right, blue one to the left (the frame's
+    edge repeated), green in place — colour fringes at every edge, a flat patch unchanged."""
+    out = code.copy()
+    out[:, 1:, 0], out[:, 0, 0] = code[:, :-1, 0], code[:, 0, 0]
+    out[:, :-1, 2], out[:, -1, 2] = code[:, 1:, 2], code[:, -1, 2]
+    return out
+
+
+def _clarity(code: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+    """An editor's clarity: local contrast of luma, its difference from a wide blur (σ 4 px) added
+    again at 0.6, in every channel alike — the shading steepened, a flat patch unchanged."""
+    from scipy import ndimage
+
+    y = _luma(code)
+    return code + (0.6 * (y - ndimage.gaussian_filter(y, 4.0, mode="nearest")))[..., None]
+
+
+def _glow(code: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+    """A highlight's glow: what lies above 0.75 in each channel spread by a blur (σ 3 px) and 0.8 of
+    it moved from where it was to around it — light moved, none added: a flat patch unchanged."""
+    from scipy import ndimage
+
+    bright = np.maximum(code - 0.75, 0.0)
+    spread = np.stack([ndimage.gaussian_filter(bright[..., c], 3.0, mode="nearest") for c in range(3)], axis=-1)
+    return code + 0.8 * (spread - bright)
+
+
+#: the held-out ``optics`` family's lens and film effects (made after version 25 was chosen; kept
+#: unseen for the next version): image ops on the encoded values that no earlier family's pipeline
+#: has — film grain, lateral chromatic aberration, local contrast, a highlight's glow — each leaving a
+#: flat patch as it is, so the truth stays the tone curve's colours of the albedo; each after an
+#: exposure gain and a tone curve on scene-linear light
+OPTICS_PIPELINES: dict[str, CameraPipeline] = {
+    "grain": CameraPipeline(1.3, _luminance_reinhard, jpeg=90, optics=_grain),
+    "fringe": CameraPipeline(1.2, _reinhard, noise=1.0, optics=_fringe),
+    "clarity": CameraPipeline(1.5, _hable, optics=_clarity),
+    "glow": CameraPipeline(1.6, _luminance_reinhard, jpeg=92, optics=_glow),
+}
+
+#: every pipeline by name: the camera, graded, looks, finishes, encodings, filters and optics
+#: families'
 PIPELINES: dict[str, CameraPipeline] = {
     **CAMERA_PIPELINES,
     **GRADED_PIPELINES,
@@ -999,6 +1067,7 @@ PIPELINES: dict[str, CameraPipeline] = {
     **FINISH_PIPELINES,
     **ENCODING_PIPELINES,
     **FILTER_PIPELINES,
+    **OPTICS_PIPELINES,
 }
 
 
@@ -1048,7 +1117,10 @@ def _through_camera(
     lin = np.clip(scene, 0.0, None)
     lin = np.clip(lin + rng.normal(0.0, 1.0, lin.shape) * (0.002 + 0.01 * np.sqrt(lin)), 0.0, None)
     p = PIPELINES[pipeline]
-    img = _to8(camera_colors(lin, pipeline))
+    colors = camera_colors(lin, pipeline)
+    if p.optics is not None:
+        colors = np.clip(p.optics(colors, rng), 0.0, 1.0)
+    img = _to8(colors)
     if p.sharpen:
         img = _sharpen(img)
     if p.noise:
@@ -1273,6 +1345,7 @@ GRADES: dict[str, tuple[dict[str, CameraPipeline], tuple[int, int], int, tuple[i
     "finishes": (FINISH_PIPELINES, (5, 7), 1, (0, 3, 1)),
     "encodings": (ENCODING_PIPELINES, (7, 5), 4, (1, 2, 3)),
     "filters": (FILTER_PIPELINES, (3, 7), 5, (0, 1, 3)),
+    "optics": (OPTICS_PIPELINES, (5, 5), 2, (1, 2, 1)),
 }
 
 
@@ -1405,6 +1478,7 @@ PLAIN: dict[str, str] = {
     "finishes": "without the finish",
     "encodings": "without the encoding",
     "filters": "without the filter",
+    "optics": "without the lens or film effect",
 }
 
 

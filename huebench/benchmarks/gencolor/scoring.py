@@ -844,9 +844,9 @@ class ColorScorer:
     ) -> tuple[NDArray[np.float64], dict[str, Any] | None]:
         """The rules' dominant colour (CIELAB, as the image shows it) with the calibration's
         correction (:mod:`~huebench.benchmarks.gencolor.calibration`): L* moved by ΔL* (within
-        0–100), C*ab by ΔC*ab along its hue (not below 0; not raised where the hue is noise, C*ab <
-        ``MIN_CHROMA``), and the record of it — None where nothing was corrected and no features
-        are kept."""
+        0–100), C*ab by ΔC*ab along its hue (not below 0; not raised where the metrics gate the hue,
+        C*ab < ``MIN_CHROMA``), and the record of it — None where nothing was corrected and no
+        features are kept."""
         features = calibration_features(dom_lab, glossy, statistics)
         found = None if self.calibration is None else self.calibration.correction(features)
         record: dict[str, Any] = {}
