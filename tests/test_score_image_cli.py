@@ -31,7 +31,7 @@ def test_a_large_offline_mask_is_warned_about_in_one_line_and_the_found_colour_i
     assert "--mask FILE" in lines[0] and "--segmenter" in lines[0]
     text = " ".join(out.split())
     # the rules found #FE6247 (ΔE00 0.2 from Tomato); calibrated, #FF6347 (its code rounds to Tomato's)
-    assert "found: #FF6347, nearest css3 colour Tomato (ΔE00 0.3)" in text
+    assert "found: #FF6347, nearest css3 colour Tomato (ΔE00 0.2)" in text
     # the same in JSON (stdout stays JSON; the warning goes to stderr and into the record)
     code, out, err = cli("gencolor", "score-image", tmp_path / "big.png", "--target", "#FF6347", "--json", "--system",
                          "iscc-nbs-l3")  # fmt: skip
