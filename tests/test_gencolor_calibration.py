@@ -107,11 +107,14 @@ def test_the_shipped_calibration():
     assert doc["features"] == list(FEATURES) and doc["format"] == cal.FORMAT
     t = c.training
     assert t["systems"] == ["iscc-nbs-l2", "css3"]
-    # every study family (the one kept unseen left out), both systems
+    # every study family of its time, both systems: all but ``optics``, which was kept unseen then
+    # and judged it once (docs/gencolor.md, version 25) — the next calibration learns from it — and
+    # the family kept unseen now; never an unseen one
     from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES, UNSEEN_FAMILIES
 
-    assert set(t["families"]) == (set(FAMILIES) | set(HELD_OUT_FAMILIES)) - set(UNSEEN_FAMILIES)
-    assert UNSEEN_FAMILIES and not set(t["families"]) & set(UNSEEN_FAMILIES)
+    judged_it = {"optics"}
+    assert set(t["families"]) == (set(FAMILIES) | set(HELD_OUT_FAMILIES)) - set(UNSEEN_FAMILIES) - judged_it
+    assert UNSEEN_FAMILIES and not set(t["families"]) & (set(UNSEEN_FAMILIES) | judged_it)
     assert t["params"]["max_depth"] == 3 and t["params"]["early_stopping"] is False
     assert t["rows"] == sum(sum(v.values()) for v in t["images"].values()) > 25_000
     assert t["rules"]["scorer_version"] == SCORER_VERSION

@@ -45,10 +45,13 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   ``filters`` was made after version 24 was chosen: HSV saturation on the encoded values, a
   contrast curve on CIELAB lightness, an HSV hue turn and a posterization
   (:data:`FILTER_PIPELINES`) on the same bodies; it judged version 25 once and is spent.
-  ``optics`` was made after version 25 was chosen and is kept unseen for the next version
-  (:data:`UNSEEN_FAMILIES`): film grain, lateral chromatic aberration, an editor's clarity and a
-  highlight's glow (:data:`OPTICS_PIPELINES`), image ops that leave a flat patch as it is, on the
-  same bodies.
+  ``optics`` was made after version 25's first form was chosen: film grain, lateral chromatic
+  aberration, an editor's clarity and a highlight's glow (:data:`OPTICS_PIPELINES`), image ops
+  that leave a flat patch as it is, on the same bodies; it judged version 25 once and is spent.
+  ``bounce`` was made after version 25 was fixed and is kept unseen for the next version
+  (:data:`UNSEEN_FAMILIES`): coloured floors and walls whose light bounces onto the object
+  (:data:`BOUNCE_SURROUNDINGS`), on analytic bodies with an environment and on Mitsuba objects;
+  the truth is the albedo under the light the lit face receives.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -68,7 +71,7 @@ import functools
 import hashlib
 import io
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -87,6 +90,7 @@ from huebench.color.recolor import rotate_hue_hsv
 from huebench.errors import HuebenchError
 
 __all__ = [
+    "BOUNCE_SURROUNDINGS",
     "CAMERA_PIPELINES",
     "ENCODING_PIPELINES",
     "FAMILIES",
@@ -131,11 +135,12 @@ HELD_OUT_FAMILIES = (
     "encodings",
     "filters",
     "optics",
+    "bounce",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("optics",)
+UNSEEN_FAMILIES: tuple[str, ...] = ("bounce",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -235,10 +240,19 @@ class Shading:
 
 
 def shade(
-    shape: str, albedo_rgb: Sequence[int] | NDArray[np.uint8], s: Shading, *, size: int = 64, seed: int = 0
+    shape: str,
+    albedo_rgb: Sequence[int] | NDArray[np.uint8],
+    s: Shading,
+    *,
+    size: int = 64,
+    seed: int = 0,
+    ground_tint: Sequence[float] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], float]:
     """Linear radiance (H×W×3, before noise), the exact mask, and the exposure that maps a lit,
-    flat diffuse patch of the albedo to the albedo (grey-card exposure, as in :mod:`render`)."""
+    flat diffuse patch of the albedo to the albedo (grey-card exposure, as in :mod:`render`).
+    ``ground_tint``: the environment's ground and the backdrop in this colour (linear RGB,
+    luminance 1) — coloured surroundings whose light bounces onto the body; the exposure then maps
+    the 90th percentile of the irradiance's luminance."""
     rng = np.random.default_rng(seed)
     n = 2 * size  # 2× supersampling: anti-aliased edges mix object and backdrop as in real images
     z, inside = _height_field(shape, n, rng)
@@ -262,10 +276,18 @@ def shade(
     else:
         direct = cos_i
     sky, ground = 0.55, 0.25
-    env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
-    irradiance = direct + s.ambient + env_diffuse  # relative to the key light's irradiance at normal incidence
+    tint = None if ground_tint is None else np.asarray(ground_tint, dtype=np.float64)
     albedo = srgb8_to_linear(albedo_rgb)
-    radiance = irradiance[..., None] * albedo * light
+    if tint is None:
+        env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
+        irradiance = direct + s.ambient + env_diffuse  # relative to the key light's irradiance at normal incidence
+        radiance = irradiance[..., None] * albedo * light
+    else:  # the same per channel, the ground's light in its colour
+        up = nrm[..., 1][..., None]
+        env_rgb = (sky * (1 + up) + ground * tint * (1 - up)) / 2 if s.environment else 0.0
+        lit_rgb = (direct + s.ambient)[..., None] + env_rgb
+        irradiance = lit_rgb @ _LUMA
+        radiance = lit_rgb * albedo * light
     if s.highlight is not None:
         half = ldir + view
         half /= np.linalg.norm(half)
@@ -292,11 +314,16 @@ def shade(
         if s.environment:  # a glossy body reflects its surroundings too (Schlick's Fresnel, n ≈ 1.5)
             fresnel = 0.04 + 0.96 * (1 - cos_o) ** 5
             refl_y = 2 * cos_o * nrm[..., 1]  # y of the mirror direction of the view ray
-            env = np.where(refl_y > 0, sky, ground)
-            radiance = radiance + (fresnel * env)[..., None] * light
+            if tint is None:
+                env = np.where(refl_y > 0, sky, ground)
+                radiance = radiance + (fresnel * env)[..., None] * light
+            else:
+                env_rgb = np.where((refl_y > 0)[..., None], sky, ground * tint)
+                radiance = radiance + fresnel[..., None] * env_rgb * light
     yy = np.linspace(1, -1, n)[:, None]
     back = s.backdrop * (0.75 + 0.25 * (yy + 1) / 2) * (1 + s.ambient) * np.ones((n, n))
-    radiance = np.where(inside[..., None], radiance, back[..., None] * light)
+    backdrop_rgb = back[..., None] * light * (1.0 if tint is None else tint)
+    radiance = np.where(inside[..., None], radiance, backdrop_rgb)
     # 2×2 box average: the image and the coverage of each pixel
     radiance = radiance.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
     coverage = inside.reshape(size, 2, size, 2).mean(axis=(1, 3))
@@ -1046,8 +1073,8 @@ def _glow(code: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.flo
     return code + 0.8 * (spread - bright)
 
 
-#: the held-out ``optics`` family's lens and film effects (made after version 25 was chosen; kept
-#: unseen for the next version): image ops on the encoded values that no earlier family's pipeline
+#: the held-out ``optics`` family's lens and film effects (made after version 25's first form was
+#: chosen; it judged version 25 once): image ops on the encoded values that no earlier family's pipeline
 #: has — film grain, lateral chromatic aberration, local contrast, a highlight's glow — each leaving a
 #: flat patch as it is, so the truth stays the tone curve's colours of the albedo; each after an
 #: exposure gain and a tone curve on scene-linear light
@@ -1179,6 +1206,79 @@ def _textured(
     return KnownColorImage(_noisy8(srgb, 1.5, rng), mask, _rgb3(rgb), plain=untextured)
 
 
+# --- coloured surroundings ---------------------------------------------------------------------
+
+#: the held-out ``bounce`` family's surroundings (made after scorer version 25 was chosen; kept
+#: unseen for the next version): floors and walls whose light bounces onto the object, as
+#: linear-RGB albedos of the Mitsuba floor and backdrop; the analytic bodies' ground and backdrop
+#: take their colour at luminance 1
+BOUNCE_SURROUNDINGS: dict[str, tuple[float, float, float]] = {
+    "brick": (0.45, 0.12, 0.06),
+    "grass": (0.12, 0.35, 0.08),
+    "blue-wall": (0.10, 0.22, 0.55),
+    "ochre": (0.55, 0.42, 0.08),
+    "plum": (0.30, 0.10, 0.40),
+    "teal": (0.06, 0.35, 0.32),
+}
+#: the analytic set-ups with an environment that the ``bounce`` family colours (its ground)
+BOUNCE_SETUPS = ("lambert-env", "oren-nayar-env", "phong-env")
+#: the 8-bit grey of the neutral diffuse body whose lit face gives the light's colour (linear 0.50)
+_BOUNCE_GREY = (188, 188, 188)
+
+
+def _tint(surroundings: str) -> NDArray[np.float64]:
+    """A surroundings' colour at luminance 1 (linear RGB)."""
+    albedo = np.asarray(BOUNCE_SURROUNDINGS[surroundings], dtype=np.float64)
+    return albedo / float(albedo @ _LUMA)
+
+
+def _lit_light(neutral: NDArray[np.float64], mask: NDArray[np.bool_], albedo: float) -> NDArray[np.float64]:
+    """The light on a body's lit face: a neutral diffuse body's radiance (linear, ``albedo`` in every
+    channel) averaged over its pixels between the 85th and 95th percentile of luminance, over the
+    albedo — what a lit flat patch of any albedo is multiplied by."""
+    px = neutral[mask]
+    lum = px @ _LUMA
+    lo, hi = np.quantile(lum, [0.85, 0.95])
+    return np.asarray(px[(lum >= lo) & (lum <= hi)].mean(axis=0) / albedo, dtype=np.float64)
+
+
+def _bounce_analytic(
+    shape: str, rgb: Sequence[int], s: Shading, surroundings: str, size: int, seed: int
+) -> KnownColorImage:
+    """An analytic body whose environment's ground and backdrop have the surroundings' colour;
+    the truth is the albedo under the light its lit face receives (a white body's lit face, the
+    same set-up without highlights), the plain image the same body in neutral surroundings."""
+    tint = _tint(surroundings)
+    radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed, ground_tint=tint)
+    white, _, _ = shade(shape, (255, 255, 255), replace(s, highlight=None), size=size, seed=seed, ground_tint=tint)
+    srgb = np.asarray(linear_to_srgb(np.clip(radiance * exposure, 0.0, None)), dtype=np.float64)
+    light = _lit_light(white * exposure, mask, 1.0)
+    truth = _rgb3(linear_to_srgb8(np.clip(srgb8_to_linear(rgb) * light, 0.0, 1.0)))
+    image = _noisy8(srgb, s.noise, np.random.default_rng(seed + 1))
+    return KnownColorImage(image, mask, truth, plain=_analytic(shape, rgb, s, size, seed))
+
+
+def _bounce_render(
+    obj: str, rgb: Sequence[int], lighting: str, surroundings: str, size: int, spp: int, seed: int
+) -> KnownColorImage:
+    """A Mitsuba object on a floor and before a backdrop of the surroundings' albedo (the grey set's
+    exposure kept): their light bounces onto it. The truth is the albedo under the light its lit
+    face receives (a neutral diffuse body of the same shape in the same scene), the plain image the
+    render in the grey set."""
+    from huebench.benchmarks.gencolor.render import RenderSpec, render_radiance
+
+    rgb3 = _rgb3(rgb)
+    walls = BOUNCE_SURROUNDINGS[surroundings]
+    radiance, mask = render_radiance(RenderSpec(obj, rgb3, lighting, "gray", size, spp, seed=seed), backdrop=walls)
+    neutral, _ = render_radiance(
+        RenderSpec(obj, _BOUNCE_GREY, lighting, "gray", size, spp, seed=seed), backdrop=walls, material="diffuse"
+    )
+    light = _lit_light(neutral, mask, float(srgb8_to_linear(np.asarray(_BOUNCE_GREY))[0]))
+    truth = _rgb3(linear_to_srgb8(np.clip(srgb8_to_linear(rgb3) * light, 0.0, 1.0)))
+    image = _to8(np.clip(linear_to_srgb(np.clip(radiance, 0.0, None)), 0.0, 1.0))
+    return KnownColorImage(image, mask, truth, plain=_mitsuba_image(obj, rgb3, lighting, "gray", size, spp, seed))
+
+
 # --- the families' samples and images ----------------------------------------------------------
 
 
@@ -1307,6 +1407,38 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                         "pipeline": pipeline,
                         "material": "glossy" if material == "plastic" else "diffuse",
                         "step": pipeline,
+                    }
+                )
+        elif family == "bounce":
+            # three analytic bodies with an environment and three Mitsuba objects (diffuse, plastic,
+            # and one more of either), each in one of the surroundings, chosen by the seed
+            from huebench.benchmarks.gencolor.render import LIGHTINGS, OBJECTS
+
+            names = list(BOUNCE_SURROUNDINGS)
+            for i, setup in enumerate(BOUNCE_SETUPS):
+                walls = names[(h + 2 * i) % len(names)]
+                shape = ANALYTIC_SHAPES[(h + 5 * i + 3) % len(ANALYTIC_SHAPES)]
+                material = ANALYTIC_SETUPS[setup][0]
+                out.append(
+                    {
+                        **base,
+                        "object": shape,
+                        "setup": setup,
+                        "surroundings": walls,
+                        "material": material,
+                        "step": walls,
+                    }
+                )
+            for i, material in enumerate(("diffuse", "plastic", ("diffuse", "plastic")[h % 2])):
+                objs = [k for k, v in OBJECTS.items() if v.material == material and k not in ANALYTIC_SHAPES]
+                out.append(
+                    {
+                        **base,
+                        "object": objs[(h // 3 + 2 * i) % len(objs)],
+                        "lighting": list(LIGHTINGS)[(h // 7 + i) % len(LIGHTINGS)],
+                        "surroundings": names[(h + 2 * i + 1) % len(names)],
+                        "material": "glossy" if material == "plastic" else "diffuse",
+                        "step": names[(h + 2 * i + 1) % len(names)],
                     }
                 )
         elif family in DRAWN_SETUPS:
@@ -1445,6 +1577,11 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
             spp,
             s,
         )
+    if family == "bounce" and "setup" in inputs:
+        shading = ANALYTIC_SETUPS[inputs["setup"]][1]
+        return _bounce_analytic(inputs["object"], rgb, shading, inputs["surroundings"], size, s)
+    if family == "bounce":
+        return _bounce_render(inputs["object"], rgb, inputs["lighting"], inputs["surroundings"], size, spp, s % 100000)
     if family in DRAWN_SETUPS:
         return _illustrated(inputs["object"], rgb, DRAWN_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "illuminant":
@@ -1479,6 +1616,7 @@ PLAIN: dict[str, str] = {
     "encodings": "without the encoding",
     "filters": "without the filter",
     "optics": "without the lens or film effect",
+    "bounce": "in neutral surroundings",
 }
 
 

@@ -235,12 +235,14 @@ def _shape(name: str, bsdf: dict[str, Any], mi: Any) -> dict[str, Any]:
     }
 
 
-def _scene(spec: RenderSpec, albedo: list[float], mi: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def _scene(
+    spec: RenderSpec, albedo: list[float], mi: Any, material: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     obj = OBJECTS[spec.object]
     rgb = {"type": "rgb", "value": albedo}
     bsdf = (
         {"type": "diffuse", "reflectance": rgb}
-        if obj.material == "diffuse"
+        if (material or obj.material) == "diffuse"
         else {"type": "roughplastic", "diffuse_reflectance": rgb, "alpha": 0.25}
     )
     env, sun, direction = LIGHTINGS[spec.lighting]
@@ -318,6 +320,7 @@ def render_radiance(
     *,
     light: tuple[float, float, float] = (1.0, 1.0, 1.0),
     backdrop: tuple[float, float, float] | None = None,
+    material: str | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Render one object in one exact colour; returns (linear-sRGB radiance after the grey-card
     exposure, unclipped, exact object mask): lit parts of a diffuse object carry its albedo.
@@ -325,12 +328,14 @@ def render_radiance(
     ``light``: the linear-RGB colour of every emitter (environment and sun). With luminance 1 the
     neutral grey-card exposure stays right, as for a camera that exposes for luminance.
     ``backdrop``: a linear-RGB albedo for the floor and backdrop instead of the neutral
-    ``spec.background``, whose grey-card exposure is kept (the photographer exposes once)."""
+    ``spec.background``, whose grey-card exposure is kept (the photographer exposes once).
+    ``material``: "diffuse" or "plastic" instead of the object's own (the exposure stays the
+    object's)."""
     if spec.object not in OBJECTS:
         raise HuebenchError(f"unknown diagnostic object {spec.object!r}; available: {', '.join(OBJECTS)}")
     mi = _mitsuba()
     albedo = [float(v) for v in srgb_to_linear(np.asarray(spec.rgb, dtype=np.float64) / 255.0)]
-    scene, _ = _scene(spec, albedo, mi)
+    scene, _ = _scene(spec, albedo, mi, material)
     if tuple(light) != (1.0, 1.0, 1.0):  # the neutral scene is left exactly as render() has always built it
         env = scene["env"]["radiance"]["value"]
         scene["env"]["radiance"] = {"type": "rgb", "value": [e * c for e, c in zip(env, light, strict=True)]}
