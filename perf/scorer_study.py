@@ -23,12 +23,18 @@ them (exact masks) under each value of each scorer setting and prints
     python perf/scorer_study.py --quick --cut --paired 'F06={"fresnel": 0.06}'       # objects cut by the frame
     python perf/scorer_study.py --quick --loose 2 --paired 'F06={"fresnel": 0.06}'   # masks 2 px too large
     python perf/scorer_study.py --quick --dump before.npy     # every score, full precision: a change
+    python perf/scorer_study.py --quick --rules --paired 'F06={"fresnel": 0.06}'  # a rule on the rules alone
     python perf/scorer_study.py --compare before.npy after.npy  # that must not move one (issue 20;
                                                               # exit 0 identical, 1 not, 2 bad files)
 
 Settings the package's scorer does not take — other diffuse-line quantiles, the fitted floor
 alone, the "top" and "mode" pixel selections, an in-mask smoothing before the pixel statistics —
 are study variants: :class:`StudyScorer` below adds them to ``ColorScorer``.
+
+Since version 25 the default scorer carries a calibration trained on these families' images: its
+figures here are in-sample, and a rule's variant is scored with a calibration learnt on the default
+rules. Study a rule with ``--rules`` (every scorer without the calibration), then train the
+calibration again (``perf/scorer_calibration.py --quick``), whose held-out tables are its evidence.
 
 docs/gencolor.md shows the tables.
 """
@@ -83,6 +89,12 @@ def diffuse_pixels(rgb8: np.ndarray, *, rule: str = "mode", min_keep: int = 20) 
     return keep if keep.sum() >= min_keep else np.ones(len(rgb8), dtype=bool)
 
 
+#: options every StudyScorer takes first (``--rules``: ``{"calibration": None}``, the rules alone — a
+#: rule's setting is studied on the rules, since the calibration learnt the default rules' output
+#: and is trained again after a rule changes: perf/scorer_calibration.py); set before the pool forks
+RULES_ONLY: dict[str, Any] = {}
+
+
 class StudyScorer(ColorScorer):
     """``ColorScorer`` with the study's variants of two steps.
 
@@ -122,7 +134,7 @@ class StudyScorer(ColorScorer):
                 )
         if truth is not None and specular != SPECULAR:
             raise HuebenchError(f"the saturation oracle replaces the default's diffuse line, not {specular!r}")
-        super().__init__(system, specular=None, **options)
+        super().__init__(system, specular=None, **{**RULES_ONLY, **options})
         self.specular = specular
         self.smooth = float(smooth)
         self.bands = bool(bands)
@@ -418,6 +430,12 @@ def main() -> None:
     ap.add_argument("--spp", type=int, help="render samples per pixel (default: 16 with --quick, else 32)")
     ap.add_argument("--cache", default="/tmp/huebench-families")
     ap.add_argument("--setting", action="append", help="only these settings (default: all)")
+    ap.add_argument(
+        "--rules",
+        action="store_true",
+        help="every scorer without its calibration (version 25): study a rule on the rules, then train "
+        "the calibration again (perf/scorer_calibration.py)",
+    )
     ap.add_argument("--variant", action="append", default=[], help="NAME=python-dict of options: an extra row")
     ap.add_argument("--oracle", action="store_true", help="the albedo-saturation study on the Mitsuba renders")
     ap.add_argument(
@@ -465,6 +483,8 @@ def main() -> None:
     )
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
+    if args.rules:
+        RULES_ONLY["calibration"] = None
     unknown = sorted(set(args.setting or ()) - set(SETTINGS))
     if unknown:
         ap.error(f"unknown --setting {', '.join(unknown)}; the settings: {', '.join(SETTINGS)}")

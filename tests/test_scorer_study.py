@@ -300,3 +300,11 @@ def test_studies_leave_out_the_families_kept_unseen(study, monkeypatch):
     assert len(families) == len(HELD_OUT_FAMILIES) == 14  # "all" in the place of the one unseen family
     monkeypatch.setattr("huebench.benchmarks.gencolor.families.UNSEEN_FAMILIES", ("graded", "bounce"))
     assert "graded" not in study.study_families() and "rendered" in study.study_families()
+
+
+def test_rules_only_studies_drop_the_calibration(study, monkeypatch):
+    # --rules: every StudyScorer without the calibration (a rule studied on the rules, version 25)
+    assert study.StudyScorer("css3").config()["calibration"] == "families-v25"
+    monkeypatch.setitem(study.RULES_ONLY, "calibration", None)
+    assert study.StudyScorer("css3").config()["calibration"] is None
+    assert study.StudyScorer("css3", fresnel=0.06).config()["fresnel"] == 0.06
