@@ -91,8 +91,10 @@ def diffuse_pixels(rgb8: np.ndarray, *, rule: str = "mode", min_keep: int = 20) 
 
 #: options every StudyScorer takes first (``--rules``: ``{"calibration": None}``, the rules alone — a
 #: rule's setting is studied on the rules, since the calibration learnt the default rules' output
-#: and is trained again after a rule changes: perf/scorer_calibration.py); set before the pool forks
-RULES_ONLY: dict[str, Any] = {}
+#: and is trained again after a rule changes: perf/scorer_calibration.py). Read from the
+#: environment (:data:`RULES_ENV` = "1"), so that worker processes started any way see it too
+RULES_ENV = "HUEBENCH_STUDY_RULES"
+RULES_ONLY: dict[str, Any] = {"calibration": None} if os.environ.get(RULES_ENV) == "1" else {}
 
 
 class StudyScorer(ColorScorer):
@@ -484,6 +486,7 @@ def main() -> None:
     ap.add_argument("--compare", nargs=2, metavar="DUMP", help="two --dump files: are their scores the same?")
     args = ap.parse_args()
     if args.rules:
+        os.environ[RULES_ENV] = "1"  # for the workers, however they start
         RULES_ONLY["calibration"] = None
     unknown = sorted(set(args.setting or ()) - set(SETTINGS))
     if unknown:

@@ -29,7 +29,8 @@ their figures; the glossy line's rules read the package's estimate, capped since
     python perf/scorer_trials.py --flat-noise --trial line-flat-0 --system css3   # flat noisy patches
 
 The trials replace NumPy code paths, so the run sets ``HUEBENCH_NO_NUMBA`` (the kernels compute the
-same values as those paths; docs/performance.md). Options the scorer takes (``max_chroma_excess``,
+same values as those paths; docs/performance.md). They are trials of the rules: every scorer runs
+without version 25's calibration (``HUEBENCH_STUDY_RULES``, scorer_study's ``--rules``). Options the scorer takes (``max_chroma_excess``,
 ``fresnel``, …) are ``scorer_study.py --paired``'s. docs/gencolor.md shows the tables.
 """
 
@@ -44,6 +45,9 @@ from pathlib import Path
 from typing import Any
 
 os.environ["HUEBENCH_NO_NUMBA"] = "1"  # before huebench is imported: the trials replace NumPy paths
+# the trials are trials of the rules: every scorer without version 25's calibration, which learnt
+# the default rules' output (scorer_study's --rules; the workers read it from the environment)
+os.environ["HUEBENCH_STUDY_RULES"] = "1"
 
 import numpy as np
 
@@ -882,7 +886,7 @@ def estimators(system: str, data: Any, options: dict[str, Any] | None = None) ->
         return estimate
 
     reflectance._saturation_from_fit = recording
-    scorer = scoring.ColorScorer(system, **(options or {}))
+    scorer = scoring.ColorScorer(system, **{"calibration": None, **(options or {})})
     rows: dict[str, list[tuple[float, ...]]] = {}
     for m, img, mask in zip(meta, imgs, masks, strict=True):
         seen.clear()
@@ -914,7 +918,7 @@ def white_on_plastic(system: str, data: Any) -> None:
     estimates (F0 × surroundings); and the shares the gloss test calls glossy, a veil comes off and
     pass."""
     meta, imgs, masks = data
-    scorer = scoring.ColorScorer(system)
+    scorer = scoring.ColorScorer(system, calibration=None)
     groups: dict[tuple[str, str], list[tuple[float, ...]]] = {}
     for m, img, mask in zip(meta, imgs, masks, strict=True):
         albedo = srgb8_to_linear(np.asarray(m["rgb"], dtype=np.uint8))

@@ -23,7 +23,7 @@ from huebench.benchmarks.gencolor.calibration import (
     pixel_statistics,
 )
 from huebench.benchmarks.gencolor.scoring import SCORER_VERSION, SCORERS, ColorScorer
-from huebench.color import _kernels, srgb_to_lab
+from huebench.color import _kernels, delta_e, linear_to_srgb8, srgb8_to_linear, srgb_to_lab
 from huebench.color.reflectance import fit_sample_of
 from huebench.errors import HuebenchError
 
@@ -41,13 +41,30 @@ def test_pixel_statistics_kernel_gives_the_numpy_values(n, monkeypatch):
     rng = np.random.default_rng(n)
     px = rng.integers(0, 256, (n, 3), dtype=np.uint8)
     px[::7, 1] = 255  # clipped channels
-    fast, reference = pixel_statistics(px), _numpy_statistics(px, monkeypatch)
+    reference = _numpy_statistics(px, monkeypatch)
+    if n < _kernels.KERNEL_FROM:  # below it pixel_statistics is the NumPy path: ask the kernel itself
+        from huebench.color.conversions import srgb8_lab_tables, srgb8_table
+
+        fast = _kernels.lit_statistics(px, *srgb8_lab_tables(), srgb8_table(), 254, *cal._QUANTILE_ARRAYS)
+    else:
+        fast = pixel_statistics(px)
     assert fast.shape == reference.shape == (len(FEATURES) - 3,)
     # the NumPy path converts to Lab without the kernel (~1e-13 apart), the rest is the same steps
     np.testing.assert_allclose(fast, reference, rtol=0, atol=1e-9)
     read = fit_sample_of(px)  # above reflectance.FIT_PIXELS: its even sample
     assert len(read) == min(n, 20_000)
     assert fast[0] == pytest.approx(np.count_nonzero((read >= 254).any(axis=1)) / len(read))
+
+
+def test_pixel_statistics_under_a_light_are_the_pixels_put_back_under_it(monkeypatch):
+    rng = np.random.default_rng(1)
+    px = rng.integers(20, 230, (900, 3), dtype=np.uint8)
+    light = np.array([1.0, 0.85, 0.6])
+    shown = linear_to_srgb8(srgb8_to_linear(px) * light)
+    assert np.array_equal(pixel_statistics(px, light), pixel_statistics(shown))
+    with monkeypatch.context() as m:
+        m.setattr(_kernels, "enabled", lambda n: False)
+        np.testing.assert_allclose(pixel_statistics(px, light), pixel_statistics(shown), rtol=0, atol=1e-9)
 
 
 def test_pixel_statistics_of_one_colour_are_that_colour():
@@ -93,6 +110,9 @@ def test_tree_ensemble_predicts_as_scikit_learn(tmp_path):
         probe[20 + i, features[j]] = thresholds[j]
     ours = np.array([ensemble.predict(p) for p in probe])
     np.testing.assert_allclose(ours, est.predict(probe), rtol=0, atol=1e-9)
+    with pytest.MonkeyPatch.context() as m:  # the NumPy walk (machines without numba): the same values
+        m.setattr(_kernels, "AVAILABLE", False)
+        assert np.array_equal(np.array([ensemble.predict(p) for p in probe]), ours)
     assert ensemble.depth <= 3
     assert max(abs(v) for v in ours) <= ensemble.bound() + 1e-12
 
@@ -189,8 +209,13 @@ def test_malformed_calibrations_are_refused(raw, message):
     [
         ({"feature": [99, 0, 0]}, "tree 0 is malformed"),
         ({"left": [0, 0, 0]}, "tree 0 is malformed"),  # a cycle back to the root
+        ({"left": [10**6, 0, 0]}, "tree 0 is malformed"),  # beyond the tree: a walk would leave it
         ({"right": [3, 0, 0]}, "tree 0 is malformed"),
         ({"threshold": [float("nan"), 0.0, 0.0]}, "not finite"),
+        ({"value": [0.0, 1.0]}, "its node lists differ in length"),
+        ({k: [] for k in ("feature", "threshold", "left", "right", "value", "leaf")}, "or it has none"),
+        ({"leaf": "xyz"}, "it needs the lists feature, threshold, left, right, value, leaf"),
+        ({"value": [0.0, "x", 1.0]}, "not a tree ensemble"),
     ],
 )
 def test_malformed_trees_are_refused(node, message):
@@ -198,6 +223,29 @@ def test_malformed_trees_are_refused(node, message):
     doc["targets"]["lightness"]["trees"][0].update(node)
     with pytest.raises(HuebenchError, match=message):
         calibration_from_json(json.dumps(doc).encode(), "x", "test")
+
+
+def test_malformed_files_say_so_in_one_line():
+    doc = json.loads(_doc())
+    doc["targets"]["lightness"]["baseline"] = float("nan")
+    with pytest.raises(HuebenchError, match="^test, lightness: a threshold, leaf value or the baseline is not finite"):
+        calibration_from_json(json.dumps(doc).encode(), "x", "test")
+    doc = json.loads(_doc())
+    doc["targets"] = [1, 2]
+    with pytest.raises(HuebenchError, match="^test: no targets"):
+        calibration_from_json(json.dumps(doc).encode(), "x", "test")
+    del doc["targets"]
+    with pytest.raises(HuebenchError, match="^test: no targets"):
+        calibration_from_json(json.dumps(doc).encode(), "x", "test")
+    with pytest.raises(HuebenchError, match="^test: not JSON"):
+        calibration_from_json(b"[" * 100_000, "x", "test")  # deeper than any parser's stack
+    doc = json.loads(_doc())
+    del doc["targets"]["chroma"]["baseline"]
+    with pytest.raises(HuebenchError, match="^test, chroma: not a tree ensemble"):
+        calibration_from_json(json.dumps(doc).encode(), "x", "test")
+    c = calibration_from_json(_doc(), "x", "test")
+    with pytest.raises(ValueError, match="read-only"):
+        c.lightness.value[0, 0] = 1.0  # one loaded calibration is shared: it cannot be changed
 
 
 def test_corrections_are_capped():
@@ -232,15 +280,41 @@ def test_the_scorer_applies_and_records_its_calibration():
     rec = score.calibration
     assert rec is not None and rec["model"] == CALIBRATION and rules.calibration is None
     assert rec["before"] == rules.dominant_lab  # the rules' colour, before the correction
-    before, after = np.asarray(rec["before"]), np.asarray(score.dominant_lab)
-    assert after[0] - before[0] == pytest.approx(rec["lightness"], abs=2e-3)
-    c0, c1 = math.hypot(*before[1:]), math.hypot(*after[1:])
-    if score.reason.find("cut to") < 0:  # the bound on invented colour did not cut it
-        assert c1 - c0 == pytest.approx(rec["chroma"], abs=2e-3)
-    # the hue is kept
-    assert math.atan2(after[2], after[1]) == pytest.approx(math.atan2(before[2], before[1]), abs=1e-3)
-    assert f"calibrated ({CALIBRATION}): L* {rec['lightness']:+.2f}" in score.reason
     assert abs(rec["lightness"]) <= MAX_CORRECTION and abs(rec["chroma"]) <= MAX_CORRECTION
+    assert f"calibrated ({CALIBRATION}): L* {rec['lightness']:+.2f}" in score.reason
+    # a calibration of known corrections (L* +0.25 − 2 or + 3, + 0.5; C*ab + 0.5 − 1.5): the colour
+    # moves by them, its hue kept, and the bound (which only cuts raised chroma) does not cut
+    doc = json.loads(_doc())
+    doc["targets"]["chroma"]["baseline"] = -1.5
+    known = ColorScorer("css3", calibration=calibration_from_json(json.dumps(doc).encode(), "x", "test"))
+    got = known.score_image(img, "firebrick", mask=mask)[0]
+    before, after = np.asarray(got.calibration["before"]), np.asarray(got.dominant_lab)
+    assert np.allclose(before, rules.dominant_lab, atol=1e-3) and "cut to" not in got.reason
+    features = calibration_features(before, got.glossy, pixel_statistics(img[mask]))
+    d_l = 0.25 + (-2.0 if features[6] <= -1.0 else 3.0) + 0.5
+    assert after[0] - before[0] == pytest.approx(d_l, abs=2e-3) and got.calibration["lightness"] == pytest.approx(d_l)
+    assert math.hypot(*after[1:]) - math.hypot(*before[1:]) == pytest.approx(-1.0, abs=2e-3)
+    assert math.atan2(after[2], after[1]) == pytest.approx(math.atan2(before[2], before[1]), abs=1e-4)
+
+
+def test_pixels_without_their_image_keep_the_rules_colour():
+    # the calibration learnt from objects in their images (the gloss test answered); scored as
+    # pixels alone they are the rules' (no gloss test, no correction)
+    img, mask = _red_ball()
+    alone = ColorScorer("css3").score_pixels(img[mask], "firebrick")
+    assert alone.glossy is None and alone.calibration is None
+    assert alone.dominant_lab == ColorScorer("css3", calibration=None).score_pixels(img[mask], "firebrick").dominant_lab
+
+
+def test_a_large_object_read_on_its_grid_is_calibrated():
+    img, mask = _red_ball(size=400)
+    assert mask.sum() > 65_536  # max_object_pixels: read on a strided grid
+    score = ColorScorer("css3").score_image(img, "firebrick", mask=mask)[0]
+    every = ColorScorer("css3", max_object_pixels=None).score_image(img, "firebrick", mask=mask)[0]
+    assert score.stride > 1 and score.calibration is not None and every.stride == 1
+    assert (
+        float(delta_e(np.asarray(score.dominant_lab), np.asarray(every.dominant_lab))) < 1.0
+    )  # the grid reads the same
 
 
 def test_features_are_kept_only_when_asked():

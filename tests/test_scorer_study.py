@@ -308,3 +308,8 @@ def test_rules_only_studies_drop_the_calibration(study, monkeypatch):
     monkeypatch.setitem(study.RULES_ONLY, "calibration", None)
     assert study.StudyScorer("css3").config()["calibration"] is None
     assert study.StudyScorer("css3", fresnel=0.06).config()["fresnel"] == 0.06
+    # workers started afresh (spawn) read it from the environment
+    monkeypatch.setenv(study.RULES_ENV, "1")
+    assert load_perf_script("scorer_study").RULES_ONLY == {"calibration": None}
+    monkeypatch.delenv(study.RULES_ENV)
+    assert load_perf_script("scorer_study").RULES_ONLY == {}

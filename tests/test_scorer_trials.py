@@ -19,6 +19,7 @@ def trials(monkeypatch):
     # replaces one of the names below: all of it is put back after each test
     imported = "scorer_study" in sys.modules
     monkeypatch.setenv("HUEBENCH_NO_NUMBA", "1")
+    monkeypatch.setenv("HUEBENCH_STUDY_RULES", "1")  # the script sets it too: put back after the test
     monkeypatch.setattr(sys, "path", list(sys.path))
     for owner, name in (
         (reflectance, "_saturation_from_fit"),

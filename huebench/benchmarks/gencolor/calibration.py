@@ -4,7 +4,7 @@ Versions 1–24 of the scorer are rules, each chosen on some families of known-c
 judged on one it was not chosen with (docs/gencolor.md). What is left after them is spread over
 many kinds of image, a few CIELAB units at a time, in both directions: no further rule carried to
 the families it was not chosen on. A calibration learns it instead. From the rules' dominant colour
-and a dozen statistics of the object's own pixels (:data:`FEATURES`) two small ensembles of
+and eleven statistics of the object's own pixels (:data:`FEATURES`) two small ensembles of
 regression trees give a correction of its lightness and of its chroma (the hue is kept); the
 scorer adds them before its bound on invented colour, which still holds.
 
@@ -16,8 +16,9 @@ trained on one palette, measured on the other's colours); docs/gencolor.md shows
 cannot extrapolate: the largest correction a calibration can make is the sum of its trees' largest
 leaves, and never more than :data:`MAX_CORRECTION` (:meth:`Calibration.bound`).
 
-Everything here is plain NumPy (the trees evaluated level by level over all trees at once); the
-pixel statistics also run as one numba kernel (``_kernels.lit_statistics``), the same values.
+The NumPy code here is the reference (the trees walked level by level over all trees at once, the
+leaves added in scikit-learn's order); where numba is, the statistics and the walk each run as one
+kernel (``_kernels.lit_statistics``, ``_kernels.tree_ensemble``), the same values.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ _C_FROM = _L_FROM + len(LIGHTNESS_QUANTILES)
 _STAT_L_FROM, _STAT_C_FROM = _L_FROM - 3, _C_FROM - 3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TreeEnsemble:
     """Gradient-boosted regression trees: ``baseline`` plus one leaf value per tree. Node ``j`` of
     tree ``t`` sends an input ``x`` to ``left[t, j]`` when ``x[feature[t, j]] <= threshold[t, j]``,
@@ -163,37 +164,57 @@ class TreeEnsemble:
     leaf: NDArray[np.bool_]
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], n_features: int, where: str) -> TreeEnsemble:
-        trees = data.get("trees")
+    def from_json(cls, data: Any, n_features: int, where: str) -> TreeEnsemble:
+        """The ensemble a calibration file describes (``{"baseline": b, "trees": [...]}``), checked
+        so that no walk can leave its arrays or loop: every tree has nodes, every list of a tree the
+        same length, every inner node a feature in range and two children after it and within the
+        tree, every number finite. Anything else is a one-line HuebenchError naming ``where``."""
+        try:
+            return cls._from_json(data, n_features, where)
+        except HuebenchError:
+            raise
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
+            raise HuebenchError(f"{where}: not a tree ensemble ({type(exc).__name__}: {exc})") from exc
+
+    @classmethod
+    def _from_json(cls, data: Any, n_features: int, where: str) -> TreeEnsemble:
+        trees = data.get("trees") if isinstance(data, dict) else None
         if not isinstance(trees, list) or not trees:
             raise HuebenchError(f"{where}: no trees")
-        width = max(len(t["value"]) for t in trees)
-        shape = (len(trees), width)
+        keys = ("feature", "threshold", "left", "right", "value", "leaf")
+        sizes = []
+        for i, t in enumerate(trees):
+            if not isinstance(t, dict) or not all(isinstance(t.get(k), list) for k in keys):
+                raise HuebenchError(f"{where}: tree {i} is malformed (it needs the lists {', '.join(keys)})")
+            lengths = {len(t[k]) for k in keys}
+            if len(lengths) != 1 or 0 in lengths:
+                raise HuebenchError(f"{where}: tree {i} is malformed (its node lists differ in length, or it has none)")
+            sizes.append(lengths.pop())
+        shape = (len(trees), max(sizes))
         feature, left, right = np.zeros(shape, np.intp), np.zeros(shape, np.intp), np.zeros(shape, np.intp)
         threshold, value, leaf = np.zeros(shape), np.zeros(shape), np.ones(shape, bool)
-        for i, t in enumerate(trees):
-            n = len(t["value"])
+        for i, (t, n) in enumerate(zip(trees, sizes, strict=True)):
             for key, arr in (("feature", feature), ("left", left), ("right", right)):
                 arr[i, :n] = np.asarray(t[key], dtype=np.intp)
             threshold[i, :n] = np.asarray(t["threshold"], dtype=np.float64)
             value[i, :n] = np.asarray(t["value"], dtype=np.float64)
             leaf[i, :n] = np.asarray(t["leaf"], dtype=bool)
             inner = ~leaf[i, :n]
-            if (
-                inner.any()
-                and (
-                    feature[i, :n][inner].min() < 0
-                    or feature[i, :n][inner].max() >= n_features
-                    or left[i, :n][inner].min() <= 0
-                    or right[i, :n][inner].max() >= n
-                    or not np.all(left[i, :n][inner] > np.flatnonzero(inner))  # children after parents: no cycles
-                    or not np.all(right[i, :n][inner] > np.flatnonzero(inner))
-                )
+            rows = np.flatnonzero(inner)
+            f, lo, hi = feature[i, :n][inner], left[i, :n][inner], right[i, :n][inner]
+            if inner.any() and (
+                f.min() < 0
+                or f.max() >= n_features
+                or not np.all((lo > rows) & (lo < n))  # children after their parent and in the tree:
+                or not np.all((hi > rows) & (hi < n))  # every walk ends at a leaf
             ):
                 raise HuebenchError(f"{where}: tree {i} is malformed (a feature or child index out of range)")
-        if not (np.isfinite(threshold).all() and np.isfinite(value).all()):
-            raise HuebenchError(f"{where}: a threshold or leaf value is not finite")
-        return cls(float(data["baseline"]), feature, threshold, left, right, value, leaf)
+        baseline = float(data["baseline"])
+        if not (np.isfinite(threshold).all() and np.isfinite(value).all() and math.isfinite(baseline)):
+            raise HuebenchError(f"{where}: a threshold, leaf value or the baseline is not finite")
+        for arr in (feature, threshold, left, right, value, leaf):
+            arr.flags.writeable = False  # one loaded calibration is shared by every scorer
+        return cls(baseline, feature, threshold, left, right, value, leaf)
 
     @property
     def depth(self) -> int:
@@ -235,7 +256,7 @@ class TreeEnsemble:
         return abs(self.baseline) + float(leaves.max(axis=1).sum())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Calibration:
     """A shipped calibration: its name, the sha256 of its file (config.json records both), the
     two ensembles (lightness and chroma corrections, CIELAB units) and how it was made."""
@@ -267,14 +288,16 @@ def calibration_from_json(raw: bytes, name: str, where: str) -> Calibration:
     :data:`MAX_CORRECTION`."""
     try:
         data = json.loads(raw)
-    except ValueError as exc:
-        raise HuebenchError(f"{where}: not JSON ({exc})") from exc
+    except (ValueError, RecursionError) as exc:
+        raise HuebenchError(f"{where}: not JSON ({type(exc).__name__}: {exc})") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("name") != name:
         got = (data.get("format"), data.get("name")) if isinstance(data, dict) else (None, None)
         raise HuebenchError(f"{where}: format {got[0]!r}, name {got[1]!r}: expected {FORMAT}, {name!r}")
     if tuple(data.get("features", ())) != FEATURES:
         raise HuebenchError(f"{where}: its features are not this scorer's ({', '.join(FEATURES)})")
-    targets = data.get("targets", {})
+    targets = data.get("targets")
+    if not isinstance(targets, dict):
+        raise HuebenchError(f"{where}: no targets (lightness and chroma ensembles)")
     lightness, chroma = (
         TreeEnsemble.from_json(targets.get(t, {}), len(FEATURES), f"{where}, {t}") for t in ("lightness", "chroma")
     )

@@ -44,7 +44,8 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   (:data:`ENCODING_PIPELINES`) on the same bodies; it judged version 24 once and is spent.
   ``filters`` was made after version 24 was chosen: HSV saturation on the encoded values, a
   contrast curve on CIELAB lightness, an HSV hue turn and a posterization
-  (:data:`FILTER_PIPELINES`) on the same bodies; it judged version 25 once and is spent.
+  (:data:`FILTER_PIPELINES`) on the same bodies; it judged version 25's first form once (the final
+  form's calibration learnt from it) and is spent.
   ``optics`` was made after version 25's first form was chosen: film grain, lateral chromatic
   aberration, an editor's clarity and a highlight's glow (:data:`OPTICS_PIPELINES`), image ops
   that leave a flat patch as it is, on the same bodies; it judged version 25 once and is spent.
@@ -246,7 +247,7 @@ def shade(
     *,
     size: int = 64,
     seed: int = 0,
-    ground_tint: Sequence[float] | None = None,
+    ground_tint: Sequence[float] | NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], float]:
     """Linear radiance (H×W×3, before noise), the exact mask, and the exposure that maps a lit,
     flat diffuse patch of the albedo to the albedo (grey-card exposure, as in :mod:`render`).

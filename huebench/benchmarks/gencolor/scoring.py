@@ -634,7 +634,8 @@ class ColorScorer:
             else:
                 veil = fitted
         # the calibration's statistics hold this quantile already (the same pixels, the same value)
-        chroma_p99 = _chroma_p99(px8, light) if statistics is None else float(statistics[-1])
+        read = float("nan") if statistics is None else float(statistics[-1])
+        chroma_p99 = read if math.isfinite(read) else _chroma_p99(px8, light)
         # the main colour is chosen on the pixels as they are: a veil taken off pushes the darkest
         # channel of saturated pixels to the clip at 0, and their hue with it
         main = (
@@ -865,7 +866,7 @@ class ColorScorer:
             }
             dom_lab = out
         if self.keep_features:
-            record["features"] = [float(v) for v in features]
+            record["features"] = [float(v) if math.isfinite(v) else None for v in features]  # JSON has no NaN
             record.setdefault("before", [float(v) for v in dom_lab])
         return dom_lab, record or None
 
