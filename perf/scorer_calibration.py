@@ -1,11 +1,12 @@
 """Train the scorer's calibration (version 25) and print its held-out evidence.
 
-    python perf/scorer_calibration.py --quick               # the evidence, then train on every family and write it
-    python perf/scorer_calibration.py --quick --no-write    # the evidence only
-    python perf/scorer_calibration.py --quick --refit       # train on every family and write it, no evidence
+    python perf/scorer_calibration.py                # the evidence, then train on every family and write it
+    python perf/scorer_calibration.py --no-write     # the evidence only
+    python perf/scorer_calibration.py --refit        # train on every family and write it, no evidence
+    python perf/scorer_calibration.py --renders quick --tables families   # one render setting, one table
 
-1. **What it learns from.** For both colour systems (ISCC-NBS L2 and CSS3/X11), every image of
-   the study's families (``scorer_study.study_families``: the tuning families and the held-out
+1. **What it learns from.** For both colour systems (ISCC-NBS L2 and CSS3/X11) and both of the
+   diagnostic's render settings (:data:`RENDERS`), every image of the study's families (``scorer_study.study_families``: the tuning families and the held-out
    ones, not those kept unseen; ``scorer_study.build``'s cached renders) is scored by the rules —
    the scorer without a calibration — keeping the calibration's input
    (``calibration.FEATURES``) and the rules' dominant colour. Each ensemble's target is the truth
@@ -15,8 +16,9 @@
    its bound on invented colour included, against the target and the far colour — beside the rules
    alone: accuracy, the paired difference with its 95 % bootstrap interval, images gained and lost,
    far-colour false accepts.
-3. **Across palettes.** The same, trained on one system's other families only and scored on the
-   other system's images of the held-out family: other colours as well as another family.
+3. **Across palettes** and **across render settings.** The same, trained on one system's (one
+   render setting's) other families only and scored on the other's images of the held-out family:
+   other colours, or another size and noise, as well as another family.
 4. **Trained on everything**, with the same settings (:data:`PARAMS`, fixed before any of these
    tables was made), and written to ``huebench/benchmarks/gencolor/data/calibration-<name>.json``
    with how it was made. The scorer's figures on these families are then in-sample; the tables
@@ -54,6 +56,10 @@ from huebench.color import srgb_to_lab
 
 #: the systems a calibration learns from and is judged on
 SYSTEMS = ("iscc-nbs-l2", "css3")
+#: the diagnostic's two render settings it learns from: ``quick`` (48 px, 16 spp: noisier, fewer
+#: pixels) and ``full`` (64 px, 32 spp) — a calibration learnt at one size only moved the other's
+#: figures (docs/gencolor.md, version 25)
+RENDERS: dict[str, dict[str, Any]] = {"quick": {"quick": True}, "full": {"quick": False}}
 #: the ensembles' settings: shallow trees, few of them, an absolute-error loss (a few images far
 #: off must not pull every correction), no early stopping (which would hold out a random tenth and
 #: make the trees depend on the data's size) — these fixed before the first table — and leaves of at
@@ -114,11 +120,11 @@ def rules_key(system: str) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def system_table(args: argparse.Namespace, system: str) -> dict[str, Any]:
+def system_table(args: argparse.Namespace, system: str, render: str = "quick") -> dict[str, Any]:
     """Every study image of ``system``: its images (scorer_study's triple) and the rules' features,
     dominant colours, passes and far accepts, the truth (CIELAB) and family; the features cached
     beside the images (another rules' setting or another set of images, another file)."""
-    ns = argparse.Namespace(**{**vars(args), "system": system})
+    ns = argparse.Namespace(**{**vars(args), "system": system, "size": None, "spp": None, **RENDERS[render]})
     data = scorer_study.every_family_images(ns)
     meta = data[0]
     # what the features depend on besides the rules: the images themselves (in order) and the features'
@@ -127,7 +133,7 @@ def system_table(args: argparse.Namespace, system: str) -> dict[str, Any]:
     for image, mask in zip(data[1], data[2], strict=True):
         digest.update(np.ascontiguousarray(image).tobytes())
         digest.update(np.packbits(mask).tobytes())
-    cache = Path(f"{args.cache}.{system}.calibration-{rules_key(system)}-{digest.hexdigest()[:12]}.npz")
+    cache = Path(f"{args.cache}.{system}.{render}.calibration-{rules_key(system)}-{digest.hexdigest()[:12]}.npz")
     if cache.exists():
         z = np.load(cache, allow_pickle=False)
         features, before, passed, far = z["features"], z["before"], z["passed"], z["far"]
@@ -146,6 +152,7 @@ def system_table(args: argparse.Namespace, system: str) -> dict[str, Any]:
     truth = srgb_to_lab(np.array([scorer_study.truth_of(m) for m in meta], dtype=np.uint8))
     return {
         "system": system,
+        "render": render,
         "data": data,
         "families": np.array([m["family"] for m in meta]),
         "features": features,
@@ -227,7 +234,9 @@ def print_table(
     title: str, rows: list[tuple[str, str, int, float, float, tuple[float, float, float], int, int, int, int]]
 ) -> None:
     print(f"\n{title}")
-    print("| system | held-out family | images | rules | calibrated | paired Δ [95 %] | gained / lost | far accepts |")
+    print(
+        "| system, renders | held-out family | images | rules | calibrated | paired Δ [95 %] | gained / lost | far accepts |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for system, fam, n, base, cal, (d, lo, hi), gained, lost, far0, far1 in rows:
         star = "\\*" if lo > 0 or hi < 0 else ""
@@ -237,40 +246,55 @@ def print_table(
         )
 
 
+#: the held-out tables: what each trains on besides the other families — every image, another
+#: system's only (other colours and names), another render setting's only (another size and noise)
+MODES = {
+    "families": "Leave one family out (trained on every other family: both systems, both render settings)",
+    "palettes": "Across palettes (trained on the other system's other families)",
+    "renders": "Across render settings (trained on the other setting's other families)",
+}
+
+
 def held_out(
-    tables: dict[str, dict[str, Any]], cross: bool, outcomes: dict[str, np.ndarray] | None = None
+    tables: dict[tuple[str, str], dict[str, Any]], mode: str, outcomes: dict[str, np.ndarray] | None = None
 ) -> list[tuple[Any, ...]]:
-    """Leave one family out (``cross``: trained on the other system's images only); ``outcomes``
-    gets every image's held-out (passed, far accepted), per system, in the images' order."""
-    prepared = {s: targets(t) for s, t in tables.items()}
+    """Leave one family out for each (system, render setting) table, trained as :data:`MODES`
+    says; ``outcomes`` gets every image's held-out (passed, far accepted), per table, in the
+    images' order."""
+    prepared = {k: targets(t) for k, t in tables.items()}
     families = sorted(set().union(*(set(t["families"].tolist()) for t in tables.values())))
     rows = []
-    trained: dict[tuple[tuple[str, ...], str], bytes] = {}  # one ensemble pair per training set
-    for system, table in tables.items():
-        train_systems = tuple(s for s in tables if s != system) if cross else tuple(tables)
+    trained: dict[tuple[tuple[tuple[str, str], ...], str], bytes] = {}  # one ensemble pair per training set
+    for key, table in tables.items():
+        system, render = key
+        sources = tuple(
+            k
+            for k in tables
+            if mode == "families" or (mode == "palettes" and k[0] != system) or (mode == "renders" and k[1] != render)
+        )
         for fam in families:
             test = np.flatnonzero(table["families"] == fam)
             if not len(test):
                 continue
-            if (train_systems, fam) not in trained:
+            if (sources, fam) not in trained:
                 xs, ls, cs = [], [], []
-                for s in train_systems:
-                    usable, d_l, d_c = prepared[s]
-                    keep = usable & (tables[s]["families"] != fam)
-                    xs.append(tables[s]["features"][keep])
+                for k in sources:
+                    usable, d_l, d_c = prepared[k]
+                    keep = usable & (tables[k]["families"] != fam)
+                    xs.append(tables[k]["features"][keep])
                     ls.append(d_l[keep])
                     cs.append(d_c[keep])
-                trained[train_systems, fam] = train(
+                trained[sources, fam] = train(
                     np.concatenate(xs), np.concatenate(ls), np.concatenate(cs), "held-out", {"without": fam}
                 )
-            raw = trained[train_systems, fam]
-            calibrated = score_with(table, raw, test)
+            calibrated = score_with(table, trained[sources, fam], test)
             if outcomes is not None:
-                outcomes.setdefault(system, np.zeros((len(table["families"]), 2), dtype=bool))[test] = calibrated
+                name = f"{system}.{render}"
+                outcomes.setdefault(name, np.zeros((len(table["families"]), 2), dtype=bool))[test] = calibrated
             base = np.stack([table["passed"][test], table["far"][test]], axis=1)
             rows.append(
                 (
-                    system,
+                    f"{system}, {render}",
                     fam,
                     len(test),
                     100 * float(base[:, 0].mean()),
@@ -282,52 +306,73 @@ def held_out(
                     int(calibrated[:, 1].sum()),
                 )
             )
-            print(f"  {system} {fam}: rules {rows[-1][3]:.2f} % → {rows[-1][4]:.2f} %", file=sys.stderr, flush=True)
+            print(
+                f"  {mode}: {system} {render} {fam}: {rows[-1][3]:.2f} % → {rows[-1][4]:.2f} %",
+                file=sys.stderr,
+                flush=True,
+            )
     return rows
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="the diagnostic's quick renders (48 px, 16 spp)")
-    ap.add_argument("--size", type=int, help="render size in pixels (default: the diagnostic's)")
-    ap.add_argument("--spp", type=int, help="render samples per pixel (default: the diagnostic's)")
+    ap.add_argument(
+        "--renders",
+        default=",".join(RENDERS),
+        help=f"comma-separated render settings to learn from and judge on (default {','.join(RENDERS)}: "
+        "48 px / 16 spp and 64 px / 32 spp)",
+    )
     ap.add_argument("--cache", default="/tmp/huebench-families", help="where scorer_study caches the images")
     ap.add_argument("--name", default=CALIBRATION, help=f"the calibration's name (default {CALIBRATION})")
     ap.add_argument("--no-write", action="store_true", help="print the evidence, write no calibration")
     ap.add_argument("--refit", action="store_true", help="train on every family and write it, no evidence")
-    ap.add_argument("--no-cross", action="store_true", help="leave out the across-palettes table")
+    ap.add_argument(
+        "--tables", default=",".join(MODES), help=f"the held-out tables to print (default {','.join(MODES)})"
+    )
     ap.add_argument("--dump", help="every image's held-out (passed, far accepted) to this .npz, per system")
     args = ap.parse_args()
     if args.no_write and args.refit:
         ap.error("--no-write and --refit together do nothing")
+    renders = [r for r in args.renders.split(",") if r]
+    modes = [m for m in args.tables.split(",") if m]
+    bad = sorted(set(renders) - set(RENDERS)) + sorted(set(modes) - set(MODES))
+    if bad or not renders:
+        ap.error(
+            f"unknown --renders or --tables {', '.join(bad) or '(none given)'}: "
+            f"use {', '.join(RENDERS)}; {', '.join(MODES)}"
+        )
+    if "renders" in modes and len(renders) < 2:
+        modes.remove("renders")  # one setting: nothing to hold out
     start = time.perf_counter()
-    tables = {s: system_table(args, s) for s in SYSTEMS}
+    tables = {(s, r): system_table(args, s, r) for s in SYSTEMS for r in renders}
     print(
         f"features of {sum(len(t['families']) for t in tables.values())} images "
         f"({time.perf_counter() - start:.0f} s); the rules: scorer version {SCORER_VERSION} without a calibration",
         file=sys.stderr,
     )
     if not args.refit:
-        outcomes: dict[str, np.ndarray] = {}
-        print_table("Leave one family out (trained on both systems' other families)", held_out(tables, False, outcomes))
-        if args.dump:
-            np.savez(args.dump, **{f"{s}.heldout": o for s, o in outcomes.items()})
-        if not args.no_cross:
-            print_table("Across palettes (trained on the other system's other families)", held_out(tables, cross=True))
+        for mode in modes:
+            outcomes: dict[str, np.ndarray] = {}
+            print_table(MODES[mode], held_out(tables, mode, outcomes))
+            if args.dump:
+                np.savez(f"{args.dump}.{mode}.npz", **outcomes)
     if args.no_write:
         return
-    xs, ls, cs, counts = [], [], [], {}
-    for s, table in tables.items():
+    xs, ls, cs = [], [], []
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for (s, r), table in tables.items():
         usable, d_l, d_c = targets(table)
         xs.append(table["features"][usable])
         ls.append(d_l[usable])
         cs.append(d_c[usable])
-        counts[s] = {f: int(((table["families"] == f) & usable).sum()) for f in sorted(set(table["families"].tolist()))}
+        counts.setdefault(s, {})[r] = {
+            f: int(((table["families"] == f) & usable).sum()) for f in sorted(set(table["families"].tolist()))
+        }
     training = {
         "systems": list(SYSTEMS),
-        "families": sorted(set().union(*(c.keys() for c in counts.values()))),
+        "families": sorted({f for per in counts.values() for c in per.values() for f in c}),
         "images": counts,
-        "renders": {"quick": args.quick, "size": args.size, "spp": args.spp},
+        "renders": renders,
         "rules": {"scorer_version": SCORER_VERSION, "config_sha256": {s: rules_key(s) for s in SYSTEMS}},
     }
     raw = train(np.concatenate(xs), np.concatenate(ls), np.concatenate(cs), args.name, training)

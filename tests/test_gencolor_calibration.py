@@ -127,16 +127,15 @@ def test_the_shipped_calibration():
     assert doc["features"] == list(FEATURES) and doc["format"] == cal.FORMAT
     t = c.training
     assert t["systems"] == ["iscc-nbs-l2", "css3"]
-    # every study family of its time, both systems: all but ``optics``, which was kept unseen then
-    # and judged it once (docs/gencolor.md, version 25) — the next calibration learns from it — and
-    # the family kept unseen now; never an unseen one
+    # every study family (the one kept unseen left out), both systems, both render settings
     from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES, UNSEEN_FAMILIES
 
-    judged_it = {"optics"}
-    assert set(t["families"]) == (set(FAMILIES) | set(HELD_OUT_FAMILIES)) - set(UNSEEN_FAMILIES) - judged_it
-    assert UNSEEN_FAMILIES and not set(t["families"]) & (set(UNSEEN_FAMILIES) | judged_it)
+    assert set(t["families"]) == (set(FAMILIES) | set(HELD_OUT_FAMILIES)) - set(UNSEEN_FAMILIES)
+    assert UNSEEN_FAMILIES and not set(t["families"]) & set(UNSEEN_FAMILIES)
+    assert t["renders"] == ["quick", "full"] and set(t["images"]) == {"iscc-nbs-l2", "css3"}
+    assert all(set(per) == {"quick", "full"} for per in t["images"].values())
     assert t["params"]["max_depth"] == 3 and t["params"]["early_stopping"] is False
-    assert t["rows"] == sum(sum(v.values()) for v in t["images"].values()) > 25_000
+    assert t["rows"] == sum(sum(c.values()) for per in t["images"].values() for c in per.values()) > 60_000
     assert t["rules"]["scorer_version"] == SCORER_VERSION
     assert c.lightness.depth <= 3 and c.chroma.depth <= 3
     assert len(c.lightness.value) == len(c.chroma.value) == t["params"]["max_iter"]
@@ -372,3 +371,15 @@ def test_the_statistics_hold_the_bounds_chroma_quantile(light):
     px = img[mask]
     assert cal.CHROMA_QUANTILES[-1] == 0.99
     assert pixel_statistics(px, light)[-1] == _chroma_p99(px, light)
+
+
+def test_the_training_script_refuses_unknown_settings(monkeypatch, capsys):
+    script = load_perf_script("scorer_calibration")
+    for argv in (["--renders", "tiny"], ["--tables", "colours"], ["--renders", ""], ["--no-write", "--refit"]):
+        monkeypatch.setattr("sys.argv", ["scorer_calibration.py", *argv])
+        with pytest.raises(SystemExit) as exit_:
+            script.main()
+        assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown --renders or --tables tiny: use quick, full; families, palettes, renders" in err
+    assert "--no-write and --refit together do nothing" in err

@@ -1200,7 +1200,7 @@ def test_the_unseen_bounce_family_lights_objects_with_coloured_surroundings():
     backdrop of that albedo — the truth the albedo under the light the lit face receives."""
     samples = fam.family_samples("bounce", L2)
     assert len(samples) == 29 * 6 == 174 and "bounce" in fam.HELD_OUT_FAMILIES
-    assert fam.UNSEEN_FAMILIES == ("bounce",) and fam.PLAIN["bounce"] == "in neutral surroundings"
+    assert "bounce" in fam.UNSEEN_FAMILIES and fam.PLAIN["bounce"] == "in neutral surroundings"
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
     assert len(fam.family_samples("bounce", load_system("css3").colors)) == 6 * len(load_system("css3").colors)
     assert {s["surroundings"] for s in samples} == set(fam.BOUNCE_SURROUNDINGS)
@@ -1248,3 +1248,32 @@ def _lit_matte_bodies_show_their_truth(made):
         lit = (total >= np.quantile(total, 0.85)) & (total <= np.quantile(total, 0.95))
         apart.append(np.abs(np.median(px[lit], axis=0) - np.asarray(m.truth)).max())
     assert apart and np.median(apart) <= 8, apart
+
+
+def test_the_unseen_translucent_family_shades_as_wax_skin_and_velvet_do():
+    """Made after version 25 was fixed and kept unseen: light wrapping past the terminator, light
+    scattered into the shade, a fabric's sheen at grazing view — each leaving a lit flat patch (and
+    a face seen head-on) at its albedo, so the truth is the albedo."""
+    samples = fam.family_samples("translucent", L2)
+    assert len(samples) == 29 * len(fam.TRANSLUCENT_SETUPS) == 174 and "translucent" in fam.HELD_OUT_FAMILIES
+    assert fam.UNSEEN_FAMILIES == ("bounce", "translucent") and "translucent" not in fam.PLAIN
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    assert {s["material"] for s in samples} == {"diffuse", "glossy"}
+    setups = fam.TRANSLUCENT_SETUPS
+    assert all(sh.wrap or sh.subsurface or sh.sheen for _, sh in setups.values())
+    assert not any(sh.wrap or sh.subsurface or sh.sheen for _, sh in fam.ANALYTIC_SETUPS.values())
+    # what each adds: light past the terminator, deeper colour in the shade, a paler rim
+    red = (200, 40, 40)
+    plain, mask, _ = fam.shade("sphere", red, fam.Shading(), size=48)
+    wrapped, _, _ = fam.shade("sphere", red, fam.Shading(diffuse="wrap", wrap=0.5), size=48)
+    assert (wrapped[mask] @ fam._LUMA).min() > (plain[mask] @ fam._LUMA).min()
+    deep, _, _ = fam.shade("sphere", red, fam.Shading(subsurface=0.5), size=48)
+    added = (deep - plain)[mask]
+    assert added.max() > 0 and np.all(added[:, 0] >= added[:, 1])  # albedo²: the red channel most
+    sheen, _, _ = fam.shade("sphere", red, fam.Shading(sheen=0.6), size=48)
+    extra = (sheen - plain)[mask] @ fam._LUMA
+    assert extra.max() > 0.05 and np.quantile(extra, 0.5) < 0.01  # at the rim, not on the face
+    for s in samples[:6]:
+        made = fam.make_image(s, size=48)
+        assert made.truth == tuple(s["rgb"]) and made.mask.sum() > 300
+    _lit_matte_bodies_show_their_truth([fam.make_image(s, size=48) for s in samples[:12] if s["material"] == "diffuse"])

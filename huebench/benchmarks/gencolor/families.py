@@ -107,6 +107,7 @@ __all__ = [
     "PLAIN",
     "PROCESSING",
     "TONE_OPERATORS",
+    "TRANSLUCENT_SETUPS",
     "UNSEEN_FAMILIES",
     "KnownColorImage",
     "camera_colors",
@@ -137,11 +138,12 @@ HELD_OUT_FAMILIES = (
     "filters",
     "optics",
     "bounce",
+    "translucent",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("bounce",)
+UNSEEN_FAMILIES: tuple[str, ...] = ("bounce", "translucent")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -227,7 +229,7 @@ def _normals(z: NDArray[np.float64], n: int) -> NDArray[np.float64]:
 class Shading:
     """One analytic set-up: diffuse model, highlight, environment, light colour, noise."""
 
-    diffuse: str = "lambert"  # "lambert" or "oren-nayar"
+    diffuse: str = "lambert"  # "lambert", "oren-nayar" or "wrap"
     roughness: float = 0.0  # Oren–Nayar σ (radians)
     highlight: str | None = None  # None, "blinn-phong" or "ward"
     strength: float = 0.0  # specular albedo
@@ -238,6 +240,14 @@ class Shading:
     light_dir: tuple[float, float, float] = (-0.45, 0.55, 0.70)  # towards the key light (upper left)
     backdrop: float = 0.3
     noise: float = 1.5  # sensor noise, σ in 8-bit sRGB levels
+    #: ``diffuse="wrap"``: light wrapping past the terminator, (n·l + w) / (1 + w) (translucent bodies)
+    wrap: float = 0.0
+    #: light scattered beneath the surface into the shade, subsurface × albedo² × (1 − n·l): deeper
+    #: colour where the key light does not reach, none where it falls head-on
+    subsurface: float = 0.0
+    #: a fabric's sheen at grazing view, sheen × (1 − n·v)⁴ × (1 + albedo) / 2: the rim brightened
+    #: and paled, a face seen head-on untouched
+    sheen: float = 0.0
 
 
 def shade(
@@ -274,6 +284,8 @@ def shade(
         cphi = np.sum(pl * pv, axis=-1) / np.maximum(np.linalg.norm(pl, axis=-1) * np.linalg.norm(pv, axis=-1), 1e-9)
         alpha, beta = np.maximum(th_i, th_o), np.minimum(th_i, th_o)
         direct = cos_i * (a + b * np.clip(cphi, 0, None) * np.sin(alpha) * np.tan(beta))
+    elif s.diffuse == "wrap":
+        direct = np.clip((nrm @ ldir + s.wrap) / (1.0 + s.wrap), 0.0, None)
     else:
         direct = cos_i
     sky, ground = 0.55, 0.25
@@ -289,6 +301,10 @@ def shade(
         lit_rgb = (direct + s.ambient)[..., None] + env_rgb
         irradiance = lit_rgb @ _LUMA
         radiance = lit_rgb * albedo * light
+    if s.subsurface:  # into the shade only: a lit flat patch (n·l = 1) keeps the albedo
+        radiance = radiance + (s.subsurface * (1.0 - cos_i))[..., None] * albedo**2 * light
+    if s.sheen:  # at grazing view only: a patch seen head-on keeps the albedo
+        radiance = radiance + (s.sheen * (1.0 - cos_o) ** 4)[..., None] * (1.0 + albedo) / 2.0 * light
     if s.highlight is not None:
         half = ldir + view
         half /= np.linalg.norm(half)
@@ -1221,6 +1237,29 @@ BOUNCE_SURROUNDINGS: dict[str, tuple[float, float, float]] = {
     "plum": (0.30, 0.10, 0.40),
     "teal": (0.06, 0.35, 0.32),
 }
+#: the held-out ``translucent`` family's bodies (made after scorer version 25 was fixed; kept unseen
+#: for the next version): light wrapping past the terminator, light scattered into the shade
+#: (subsurface), a fabric's sheen at grazing view — shading no earlier family has, each leaving a
+#: lit flat patch at its albedo
+TRANSLUCENT_SETUPS: dict[str, tuple[str, Shading]] = {
+    "wax": ("diffuse", Shading(diffuse="wrap", wrap=0.5, subsurface=0.4, ambient=0.1)),
+    "skin-phong": (
+        "glossy",
+        Shading(diffuse="wrap", wrap=0.3, subsurface=0.3, highlight="blinn-phong", strength=0.2, size=30.0),
+    ),
+    "velvet": ("diffuse", Shading(sheen=0.6)),
+    "velvet-env": (
+        "diffuse",
+        Shading(diffuse="oren-nayar", roughness=0.4, sheen=0.4, environment=True, ambient=0.05),
+    ),
+    "jade-dark-backdrop": ("diffuse", Shading(diffuse="wrap", wrap=0.4, subsurface=0.5, backdrop=0.05)),
+    "wrap-ggx": (
+        "glossy",
+        Shading(diffuse="wrap", wrap=0.4, highlight="ggx", strength=0.6, size=0.3, light_dir=_RIGHT),
+    ),
+}
+
+
 #: the analytic set-ups with an environment that the ``bounce`` family colours (its ground)
 BOUNCE_SETUPS = ("lambert-env", "oren-nayar-env", "phong-env")
 #: the 8-bit grey of the neutral diffuse body whose lit face gives the light's colour (linear 0.50)
@@ -1442,6 +1481,10 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                         "step": names[(h + 2 * i + 1) % len(names)],
                     }
                 )
+        elif family == "translucent":
+            for i, (setup, (material, _)) in enumerate(TRANSLUCENT_SETUPS.items()):
+                shape = ANALYTIC_SHAPES[(h + i) % len(ANALYTIC_SHAPES)]  # every shape in turn
+                out.append({**base, "object": shape, "setup": setup, "material": material, "step": setup})
         elif family in DRAWN_SETUPS:
             for i, (setup, (material, _)) in enumerate(DRAWN_SETUPS[family].items()):
                 shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]  # every shape in turn
@@ -1578,6 +1621,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
             spp,
             s,
         )
+    if family == "translucent":
+        return _analytic(inputs["object"], rgb, TRANSLUCENT_SETUPS[inputs["setup"]][1], size, s)
     if family == "bounce" and "setup" in inputs:
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
         return _bounce_analytic(inputs["object"], rgb, shading, inputs["surroundings"], size, s)
