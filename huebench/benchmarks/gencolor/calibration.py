@@ -212,8 +212,9 @@ class TreeEnsemble:
         baseline = float(data["baseline"])
         if not (np.isfinite(threshold).all() and np.isfinite(value).all() and math.isfinite(baseline)):
             raise HuebenchError(f"{where}: a threshold, leaf value or the baseline is not finite")
-        for arr in (feature, threshold, left, right, value, leaf):
-            arr.flags.writeable = False  # one loaded calibration is shared by every scorer
+        frozen: tuple[NDArray[Any], ...] = (feature, threshold, left, right, value, leaf)
+        for array in frozen:
+            array.flags.writeable = False  # one loaded calibration is shared by every scorer
         return cls(baseline, feature, threshold, left, right, value, leaf)
 
     @property

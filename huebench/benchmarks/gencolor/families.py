@@ -52,7 +52,10 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   ``bounce`` was made after version 25 was fixed and is kept unseen for the next version
   (:data:`UNSEEN_FAMILIES`): coloured floors and walls whose light bounces onto the object
   (:data:`BOUNCE_SURROUNDINGS`), on analytic bodies with an environment and on Mitsuba objects;
-  the truth is the albedo under the light the lit face receives.
+  the truth is the albedo under the light the lit face receives. ``translucent`` was made then too
+  and is kept unseen for a version after that: light wrapping past the terminator, light scattered
+  into the shade and a fabric's sheen at grazing view (:data:`TRANSLUCENT_SETUPS`) on analytic
+  bodies, the lit face at the albedo.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
