@@ -137,10 +137,11 @@ def test_the_shipped_calibration():
     assert t["params"]["max_depth"] == 3 and t["params"]["early_stopping"] is False
     assert t["rows"] == sum(sum(c.values()) for per in t["images"].values() for c in per.values()) > 60_000
     assert t["rules"]["scorer_version"] == SCORER_VERSION
-    assert c.lightness.depth <= 3 and c.chroma.depth <= 3
-    assert len(c.lightness.value) == len(c.chroma.value) == t["params"]["max_iter"]
+    # lightness alone: a chroma ensemble lost on the held-out 64 px Mitsuba renders (the script's TARGETS)
+    assert set(doc["targets"]) == {"lightness"} and c.chroma is None
+    assert c.lightness.depth <= 3 and len(c.lightness.value) == t["params"]["max_iter"]
     bound_l, bound_c = c.bound()
-    assert 0 < bound_l <= MAX_CORRECTION and 0 < bound_c <= MAX_CORRECTION
+    assert 0 < bound_l <= MAX_CORRECTION and bound_c == 0.0
 
 
 def test_the_rules_key_of_the_shipped_calibration_is_the_scorers():
@@ -230,12 +231,10 @@ def test_malformed_files_say_so_in_one_line():
     with pytest.raises(HuebenchError, match="^test, lightness: a threshold, leaf value or the baseline is not finite"):
         calibration_from_json(json.dumps(doc).encode(), "x", "test")
     doc = json.loads(_doc())
-    doc["targets"] = [1, 2]
-    with pytest.raises(HuebenchError, match="^test: no targets"):
-        calibration_from_json(json.dumps(doc).encode(), "x", "test")
-    del doc["targets"]
-    with pytest.raises(HuebenchError, match="^test: no targets"):
-        calibration_from_json(json.dumps(doc).encode(), "x", "test")
+    for targets, got in (([1, 2], "none"), (None, "none"), ({"chroma": {}}, "chroma"), ({"hue": {}}, "hue")):
+        doc["targets"] = targets
+        with pytest.raises(HuebenchError, match=f"^test: targets {got}: expected lightness \\(and chroma, optional\\)"):
+            calibration_from_json(json.dumps(doc).encode(), "x", "test")
     with pytest.raises(HuebenchError, match="^test: not JSON"):
         calibration_from_json(b"[" * 100_000, "x", "test")  # deeper than any parser's stack
     doc = json.loads(_doc())
@@ -245,6 +244,16 @@ def test_malformed_files_say_so_in_one_line():
     c = calibration_from_json(_doc(), "x", "test")
     with pytest.raises(ValueError, match="read-only"):
         c.lightness.value[0, 0] = 1.0  # one loaded calibration is shared: it cannot be changed
+
+
+def test_a_calibration_of_lightness_alone_keeps_the_rules_chroma():
+    doc = json.loads(_doc())
+    del doc["targets"]["chroma"]
+    c = calibration_from_json(json.dumps(doc).encode(), "x", "test")
+    x = np.zeros(len(FEATURES))
+    x[6] = -0.5
+    assert c.chroma is None and c.correction(x) == (0.25 + 3.0 + 0.5, 0.0)
+    assert c.bound() == (0.25 + 3.0 + 0.5, 0.0)
 
 
 def test_corrections_are_capped():

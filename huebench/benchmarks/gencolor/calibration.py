@@ -4,9 +4,10 @@ Versions 1–24 of the scorer are rules, each chosen on some families of known-c
 judged on one it was not chosen with (docs/gencolor.md). What is left after them is spread over
 many kinds of image, a few CIELAB units at a time, in both directions: no further rule carried to
 the families it was not chosen on. A calibration learns it instead. From the rules' dominant colour
-and eleven statistics of the object's own pixels (:data:`FEATURES`) two small ensembles of
-regression trees give a correction of its lightness and of its chroma (the hue is kept); the
-scorer adds them before its bound on invented colour, which still holds.
+and eleven statistics of the object's own pixels (:data:`FEATURES`) a small ensemble of regression
+trees gives a correction of its lightness (the format allows a second, of its chroma; the shipped
+calibration has none — with one, the held-out 64 px Mitsuba renders lost: docs/gencolor.md); the
+hue is kept. The scorer adds the correction before its bound on invented colour, which still holds.
 
 The ensembles are trained by ``perf/scorer_calibration.py`` on the diagnostic's families (both
 colour systems) and shipped as data (``data/calibration-<name>.json``: trees, thresholds, leaf
@@ -259,13 +260,14 @@ class TreeEnsemble:
 
 @dataclass(frozen=True, eq=False)
 class Calibration:
-    """A shipped calibration: its name, the sha256 of its file (config.json records both), the
-    two ensembles (lightness and chroma corrections, CIELAB units) and how it was made."""
+    """A shipped calibration: its name, the sha256 of its file (config.json records both), its
+    ensembles (the lightness and, where the file has one, the chroma correction, CIELAB units; a
+    calibration without a chroma ensemble keeps the rules' chroma) and how it was made."""
 
     name: str
     sha256: str
     lightness: TreeEnsemble
-    chroma: TreeEnsemble
+    chroma: TreeEnsemble | None
     training: dict[str, Any]
 
     def correction(self, features: NDArray[np.float64]) -> tuple[float, float] | None:
@@ -274,13 +276,15 @@ class Calibration:
         if not math.isfinite(float(np.add.reduce(features))):  # a NaN or an infinity anywhere
             return None
         limit = MAX_CORRECTION
-        d_l, d_c = self.lightness.predict(features), self.chroma.predict(features)
+        d_l = self.lightness.predict(features)
+        d_c = 0.0 if self.chroma is None else self.chroma.predict(features)
         return min(max(d_l, -limit), limit), min(max(d_c, -limit), limit)
 
     def bound(self) -> tuple[float, float]:
         """The largest |ΔL*| and |ΔC*ab| the calibration can give: its trees' bound
         (:meth:`TreeEnsemble.bound`) or :data:`MAX_CORRECTION`, whichever is smaller."""
-        return min(self.lightness.bound(), MAX_CORRECTION), min(self.chroma.bound(), MAX_CORRECTION)
+        chroma = 0.0 if self.chroma is None else self.chroma.bound()
+        return min(self.lightness.bound(), MAX_CORRECTION), min(chroma, MAX_CORRECTION)
 
 
 def calibration_from_json(raw: bytes, name: str, where: str) -> Calibration:
@@ -297,11 +301,13 @@ def calibration_from_json(raw: bytes, name: str, where: str) -> Calibration:
     if tuple(data.get("features", ())) != FEATURES:
         raise HuebenchError(f"{where}: its features are not this scorer's ({', '.join(FEATURES)})")
     targets = data.get("targets")
-    if not isinstance(targets, dict):
-        raise HuebenchError(f"{where}: no targets (lightness and chroma ensembles)")
-    lightness, chroma = (
-        TreeEnsemble.from_json(targets.get(t, {}), len(FEATURES), f"{where}, {t}") for t in ("lightness", "chroma")
-    )
+    if not isinstance(targets, dict) or not set(targets) <= {"lightness", "chroma"} or "lightness" not in targets:
+        got = ", ".join(map(str, targets)) if isinstance(targets, dict) else "none"
+        raise HuebenchError(f"{where}: targets {got}: expected lightness (and chroma, optional) ensembles")
+    lightness = TreeEnsemble.from_json(targets["lightness"], len(FEATURES), f"{where}, lightness")
+    chroma = None
+    if "chroma" in targets:
+        chroma = TreeEnsemble.from_json(targets["chroma"], len(FEATURES), f"{where}, chroma")
     return Calibration(name, hashlib.sha256(raw).hexdigest(), lightness, chroma, dict(data.get("training", {})))
 
 
