@@ -302,8 +302,8 @@ def calibration_from_json(raw: bytes, name: str, where: str) -> Calibration:
         raise HuebenchError(f"{where}: its features are not this scorer's ({', '.join(FEATURES)})")
     targets = data.get("targets")
     if not isinstance(targets, dict) or not set(targets) <= {"lightness", "chroma"} or "lightness" not in targets:
-        got = ", ".join(map(str, targets)) if isinstance(targets, dict) else "none"
-        raise HuebenchError(f"{where}: targets {got}: expected lightness (and chroma, optional) ensembles")
+        names = ", ".join(map(str, targets)) if isinstance(targets, dict) else "none"
+        raise HuebenchError(f"{where}: targets {names}: expected lightness (and chroma, optional) ensembles")
     lightness = TreeEnsemble.from_json(targets["lightness"], len(FEATURES), f"{where}, lightness")
     chroma = None
     if "chroma" in targets:
