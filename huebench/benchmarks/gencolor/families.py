@@ -48,14 +48,16 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   form's calibration learnt from it) and is spent.
   ``optics`` was made after version 25's first form was chosen: film grain, lateral chromatic
   aberration, an editor's clarity and a highlight's glow (:data:`OPTICS_PIPELINES`), image ops
-  that leave a flat patch as it is, on the same bodies; it judged version 25 once and is spent.
-  ``bounce`` was made after version 25 was fixed and is kept unseen for the next version
-  (:data:`UNSEEN_FAMILIES`): coloured floors and walls whose light bounces onto the object
-  (:data:`BOUNCE_SURROUNDINGS`), on analytic bodies with an environment and on Mitsuba objects;
-  the truth is the albedo under the light the lit face receives. ``translucent`` was made then too
-  and is kept unseen for a version after that: light wrapping past the terminator, light scattered
-  into the shade and a fabric's sheen at grazing view (:data:`TRANSLUCENT_SETUPS`) on analytic
-  bodies, the lit face at the albedo.
+  that leave a flat patch as it is, on the same bodies; it judged version 25's second form once
+  (the final form learnt from it) and is spent.
+  ``bounce`` was made after that form was fixed: coloured floors and walls whose light bounces
+  onto the object (:data:`BOUNCE_SURROUNDINGS`), on analytic bodies with an environment and on
+  Mitsuba objects; the truth is the albedo under the light the lit face receives. It judged version
+  25's final form once and is spent (the shipped calibration did not learn from it).
+  ``translucent`` was made with it and is kept unseen for the next version
+  (:data:`UNSEEN_FAMILIES`): light wrapping past the terminator, light scattered into the shade
+  and a fabric's sheen at grazing view (:data:`TRANSLUCENT_SETUPS`) on analytic bodies, the lit
+  face at the albedo.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -146,7 +148,7 @@ HELD_OUT_FAMILIES = (
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("bounce", "translucent")
+UNSEEN_FAMILIES: tuple[str, ...] = ("translucent",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
