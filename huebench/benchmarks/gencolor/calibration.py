@@ -9,11 +9,12 @@ trees gives a correction of its lightness (the format allows a second, of its ch
 calibration has none — with one, the held-out 64 px Mitsuba renders lost: docs/gencolor.md); the
 hue is kept. The scorer adds the correction before its bound on invented colour, which still holds.
 
-The ensembles are trained by ``perf/scorer_calibration.py`` on the diagnostic's families (both
-colour systems) and shipped as data (``data/calibration-<name>.json``: trees, thresholds, leaf
-values and how they were made — never a pickle). Their evidence is a leave-one-family-out table:
-for every family, the ensembles trained without it, measured on it (and across colour systems:
-trained on one palette, measured on the other's colours); docs/gencolor.md shows both. Trees
+The ensemble is trained by ``perf/scorer_calibration.py`` on the diagnostic's families (both
+colour systems, both render settings) and shipped as data (``data/calibration-<name>.json``: trees,
+thresholds, leaf values and how they were made — never a pickle). Its evidence is a
+leave-one-family-out table: for every family, the ensemble trained without it, measured on it (and
+across colour systems and render settings: trained on one, measured on the other);
+docs/gencolor.md shows them. Trees
 cannot extrapolate: the largest correction a calibration can make is the sum of its trees' largest
 leaves, and never more than :data:`MAX_CORRECTION` (:meth:`Calibration.bound`).
 
