@@ -30,8 +30,8 @@ def test_a_large_offline_mask_is_warned_about_in_one_line_and_the_found_colour_i
     assert len(lines) == 1 and lines[0].startswith("warning: the offline mask took 66 % of the image (more than 50 %)")
     assert "--mask FILE" in lines[0] and "--segmenter" in lines[0]
     text = " ".join(out.split())
-    # the rules found #FE6247 (ΔE00 0.2 from Tomato); calibrated, #FF6347 (its code rounds to Tomato's)
-    assert "found: #FF6347, nearest css3 colour Tomato (ΔE00 0.2)" in text
+    # the rules found #FE6247 (ΔE00 0.2 from Tomato); calibrated (L* +0.61), #FF6448
+    assert "found: #FF6448, nearest css3 colour Tomato (ΔE00 0.3)" in text
     # the same in JSON (stdout stays JSON; the warning goes to stderr and into the record)
     code, out, err = cli("gencolor", "score-image", tmp_path / "big.png", "--target", "#FF6347", "--json", "--system",
                          "iscc-nbs-l3")  # fmt: skip
