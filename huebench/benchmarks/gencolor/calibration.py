@@ -305,11 +305,14 @@ def calibration_from_json(raw: bytes, name: str, where: str) -> Calibration:
     if not isinstance(targets, dict) or not set(targets) <= {"lightness", "chroma"} or "lightness" not in targets:
         names = ", ".join(map(str, targets)) if isinstance(targets, dict) else "none"
         raise HuebenchError(f"{where}: targets {names}: expected lightness (and chroma, optional) ensembles")
-    lightness = TreeEnsemble.from_json(targets["lightness"], len(FEATURES), f"{where}, lightness")
-    chroma = None
-    if "chroma" in targets:
-        chroma = TreeEnsemble.from_json(targets["chroma"], len(FEATURES), f"{where}, chroma")
-    return Calibration(name, hashlib.sha256(raw).hexdigest(), lightness, chroma, dict(data.get("training", {})))
+    ensembles = {t: TreeEnsemble.from_json(v, len(FEATURES), f"{where}, {t}") for t, v in targets.items()}
+    return Calibration(
+        name,
+        hashlib.sha256(raw).hexdigest(),
+        ensembles["lightness"],
+        ensembles.get("chroma"),
+        dict(data.get("training", {})),
+    )
 
 
 @functools.cache
