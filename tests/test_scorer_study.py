@@ -313,3 +313,17 @@ def test_rules_only_studies_drop_the_calibration(study, monkeypatch):
     assert load_perf_script("scorer_study").RULES_ONLY == {"calibration": None}
     monkeypatch.delenv(study.RULES_ENV)
     assert load_perf_script("scorer_study").RULES_ONLY == {}
+
+
+def test_failure_modes_put_each_miss_in_one_class():
+    modes = load_perf_script("failure_modes")
+    grey = np.array([60.0, 1.0, 1.0])
+    red = np.array([50.0, 40.0, 20.0])
+    assert modes.failure_class(grey, np.array([60.0, 8.0, 0.0])) == "neutral read as a colour"
+    assert modes.failure_class(grey, np.array([72.0, 2.0, 1.0])) == "neutral, lightness"
+    assert modes.failure_class(red, red * [1.0, 0.8, 0.8]) == "too pale"  # C* 44.7 → 35.8
+    assert modes.failure_class(red, red * [1.0, 1.2, 1.2]) == "too saturated"
+    assert modes.failure_class(red, np.array([57.0, 40.0, 20.0])) == "lightness"
+    assert modes.failure_class(red, np.array([50.0, 20.0, 40.0])) == "hue"  # same C*, hue turned
+    assert modes.turn(170.0, -170.0) == pytest.approx(20.0)
+    assert modes.turn(-170.0, 170.0) == pytest.approx(-20.0)
