@@ -96,6 +96,9 @@ def diffuse_pixels(rgb8: np.ndarray, *, rule: str = "mode", min_keep: int = 20) 
 RULES_ENV = "HUEBENCH_STUDY_RULES"
 RULES_ONLY: dict[str, Any] = {"calibration": None} if os.environ.get(RULES_ENV) == "1" else {}
 
+#: where the families' images are cached (``--cache``): one .npz per system, size and family
+CACHE = "/tmp/huebench-families"
+
 
 class StudyScorer(ColorScorer):
     """``ColorScorer`` with the study's variants of two steps.
@@ -430,7 +433,7 @@ def main() -> None:
         "settings chosen at one size, measured at another",
     )
     ap.add_argument("--spp", type=int, help="render samples per pixel (default: 16 with --quick, else 32)")
-    ap.add_argument("--cache", default="/tmp/huebench-families")
+    ap.add_argument("--cache", default=CACHE)
     ap.add_argument("--setting", action="append", help="only these settings (default: all)")
     ap.add_argument(
         "--rules",

@@ -325,5 +325,9 @@ def test_failure_modes_put_each_miss_in_one_class():
     assert modes.failure_class(red, red * [1.0, 1.2, 1.2]) == "too saturated"
     assert modes.failure_class(red, np.array([57.0, 40.0, 20.0])) == "lightness"
     assert modes.failure_class(red, np.array([50.0, 20.0, 40.0])) == "hue"  # same C*, hue turned
-    assert modes.turn(170.0, -170.0) == pytest.approx(20.0)
-    assert modes.turn(-170.0, 170.0) == pytest.approx(-20.0)
+    assert modes.failure_class(red, red * [1.0, 0.9, 0.9], jnd=2.0) == "too pale"  # the scorer's JND decides
+    blue_green, blue_violet, green = (
+        np.array([50.0, 30 * np.cos(np.radians(h)), 30 * np.sin(np.radians(h))]) for h in (170, -170, 100)
+    )
+    assert modes.toward(blue_green, blue_violet) and modes.toward(blue_violet, blue_green)  # 20° across 180°
+    assert not modes.toward(blue_green, green)  # 70°
