@@ -64,7 +64,7 @@ def main() -> None:
     ap.add_argument("--family", action="append", default=[], help="held-out families to time besides the five")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--passes", type=int, default=8)
-    ap.add_argument("--cache", default="/tmp/huebench-families")
+    ap.add_argument("--cache", default=scorer_study.CACHE)
     ap.add_argument(
         "--numpy-floor",
         action="store_true",

@@ -328,7 +328,7 @@ def main() -> None:
         help=f"comma-separated render settings to learn from and judge on (default {','.join(RENDERS)}: "
         "48 px / 16 spp and 64 px / 32 spp)",
     )
-    ap.add_argument("--cache", default="/tmp/huebench-families", help="where scorer_study caches the images")
+    ap.add_argument("--cache", default=scorer_study.CACHE, help="where scorer_study caches the images")
     ap.add_argument("--name", default=CALIBRATION, help=f"the calibration's name (default {CALIBRATION})")
     ap.add_argument("--no-write", action="store_true", help="print the evidence, write no calibration")
     ap.add_argument("--refit", action="store_true", help="train on every family and write it, no evidence")

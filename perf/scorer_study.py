@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
+import hashlib
 import os
 import re
 import time
@@ -727,12 +729,24 @@ def ceiling(args: argparse.Namespace) -> None:
 
 def cache_path(args: argparse.Namespace, family: str = "all") -> Path:
     """Where :func:`build` caches a family's images for these arguments (held-out families apart;
-    another ``--size`` or ``--spp``, another file)."""
+    another ``--size`` or ``--spp``, another file; the code that makes the images changed, another
+    file: a cache from before a change to a family would score the old images)."""
     suffix = "" if family == "all" else f".{family}"
     render = "".join(
         f".{k}{v}" for k, v in (("s", getattr(args, "size", None)), ("spp", getattr(args, "spp", None))) if v
     )
-    return Path(f"{args.cache}.{args.system}.{int(args.quick)}{render}{suffix}.npz")
+    return Path(f"{args.cache}.{args.system}.{int(args.quick)}{render}{suffix}.{image_code_digest()}.npz")
+
+
+@functools.cache
+def image_code_digest() -> str:
+    """The first 8 hex digits of a hash of the modules that make the families' images."""
+    from huebench.benchmarks.gencolor import diagnostic, families, photos, render
+
+    digest = hashlib.sha256()
+    for module in (families, render, photos, diagnostic):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()[:8]
 
 
 #: sRGB colours that ``--surround`` paints around the objects, one per image in turn: saturated

@@ -959,7 +959,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--system", default="iscc-nbs-l2", choices=["iscc-nbs-l2", "css3"])
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--cache", default="/tmp/huebench-families")
+    p.add_argument("--cache", default=scorer_study.CACHE)
     p.add_argument("--trial", action="append", default=[], choices=sorted(TRIALS))
     p.add_argument("--list", action="store_true", help="the trials and what each changes")
     p.add_argument("--estimators", action="store_true", help="albedo-saturation estimates against the truth")
