@@ -168,8 +168,8 @@ def diagnose(
         True, "--progress/--no-progress", help="Show progress (a plain line per step when not on a terminal)."
     ),
 ) -> None:
-    """Images of known colour (five families, five more held out), scored by both scorers: accuracy per
-    family, false accepts."""
+    """Images of known colour (five families in all, more held out of it), scored by both scorers:
+    accuracy per family, false accepts."""
     from huebench.benchmarks.gencolor.diagnostic import PAPER_ACCURACY
     from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES, PLAIN
     from huebench.runs.runner import RunOptions, run

@@ -54,13 +54,13 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   onto the object (:data:`BOUNCE_SURROUNDINGS`), on analytic bodies with an environment and on
   Mitsuba objects; the truth is the albedo under the light the lit face receives. It judged version
   25's final form once and is spent (the shipped calibration did not learn from it).
-  ``translucent`` was made with it and is kept unseen for the next version
-  (:data:`UNSEEN_FAMILIES`): light wrapping past the terminator, light scattered into the shade
-  and a fabric's sheen at grazing view (:data:`TRANSLUCENT_SETUPS`) on analytic bodies, the lit
-  face at the albedo. ``studio`` was made after version 25 with nothing scored on it, and is kept
-  unseen for the version after the one ``translucent`` judges: product-shot lighting — a softbox
-  key mirrored as a window, a fill card, strip lights behind the body, a contact shadow, white and
-  black sweeps (:data:`STUDIO_SETUPS`).
+  ``translucent`` was made with it: light wrapping past the terminator, light scattered into the
+  shade and a fabric's sheen at grazing view (:data:`TRANSLUCENT_SETUPS`) on analytic bodies, the
+  lit face at the albedo; no change followed version 25, and it judged version 25 once and is
+  spent. ``studio`` was made after version 25 with nothing scored on it, and is kept unseen for
+  the next version (:data:`UNSEEN_FAMILIES`): product-shot lighting — a softbox key mirrored as a
+  window, a fill card, strip lights behind the body, a contact shadow, white and black sweeps
+  (:data:`STUDIO_SETUPS`).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -153,7 +153,7 @@ HELD_OUT_FAMILIES = (
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("translucent", "studio")
+UNSEEN_FAMILIES: tuple[str, ...] = ("studio",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -1314,8 +1314,8 @@ BOUNCE_SURROUNDINGS: dict[str, tuple[float, float, float]] = {
     "plum": (0.30, 0.10, 0.40),
     "teal": (0.06, 0.35, 0.32),
 }
-#: the held-out ``translucent`` family's bodies (made after scorer version 25 was fixed; kept unseen
-#: for the next version): light wrapping past the terminator, light scattered into the shade
+#: the held-out ``translucent`` family's bodies (made after scorer version 25 was fixed; it judged
+#: version 25 once and is spent): light wrapping past the terminator, light scattered into the shade
 #: (subsurface), a fabric's sheen at grazing view — shading no earlier family has, each leaving a
 #: lit flat patch at its albedo
 TRANSLUCENT_SETUPS: dict[str, tuple[str, Shading]] = {
@@ -1337,7 +1337,7 @@ TRANSLUCENT_SETUPS: dict[str, tuple[str, Shading]] = {
 }
 
 #: the held-out ``studio`` family's set-ups (made after scorer version 25 was fixed, with nothing
-#: scored on it; kept unseen for the version after the one ``translucent`` judges): product-shot
+#: scored on it; kept unseen for the next version): product-shot
 #: lighting — a softbox key (an area light, mirrored by a glossy body as a rectangular window),
 #: a fill card, strip lights behind the body, a contact shadow, high-key white and low-key black
 #: sweeps; the truth is the albedo (grey-card exposure on the lit face, as every analytic set-up)
