@@ -71,7 +71,8 @@ another light; the diagnostic scores against the system's name when the truth is
 against the truth's hex code (plus its nearest system names) otherwise. A second colour printed on
 the object is not part of the truth: the object is the main colour.
 
-Every image is a pure function of its sample's inputs (seeded), so runs repeat exactly.
+Every image is a pure function of its sample's inputs (seeded), so runs repeat exactly on one
+machine (Mitsuba's arithmetic may round differently on another CPU: docs/gencolor.md).
 """
 
 from __future__ import annotations
