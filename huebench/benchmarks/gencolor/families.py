@@ -72,7 +72,7 @@ against the truth's hex code (plus its nearest system names) otherwise. A second
 the object is not part of the truth: the object is the main colour.
 
 Every image is a pure function of its sample's inputs (seeded), so runs repeat exactly on one
-machine (Mitsuba's arithmetic may round differently on another CPU: docs/gencolor.md).
+machine (Mitsuba renders differed by a few images between two machines: docs/gencolor.md).
 """
 
 from __future__ import annotations
