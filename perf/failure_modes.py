@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scorer_study
 
-from huebench.benchmarks.gencolor.families import BOUNCE_SURROUNDINGS
+from huebench.benchmarks.gencolor.families import BOUNCE_SURROUNDINGS, UNSEEN_FAMILIES
 from huebench.benchmarks.gencolor.scoring import JND, ColorScorer
 from huebench.color import delta_hue, lab_to_lch, linear_to_srgb8, srgb_to_lab
 
@@ -73,6 +73,11 @@ def main() -> None:
     ap.add_argument("--family", default="bounce,rendered,finishes,encodings")
     ap.add_argument("--cache", default=scorer_study.CACHE, help="the image caches perf/scorer_study.py uses")
     args = ap.parse_args()
+    unseen = sorted(set(args.family.split(",")) & set(UNSEEN_FAMILIES))
+    if unseen:
+        ap.error(
+            f"{', '.join(unseen)} is kept unseen (families.UNSEEN_FAMILIES): judge it once with huebench gencolor diagnose"
+        )
     for family in args.family.split(","):
         r = family_modes(args.system, family, args.cache)
         fails = sum(r["classes"].values())

@@ -281,6 +281,9 @@ def build(
     with ``quick``, else 64 and 32)."""
     bench = Diagnostic(system=system, quick=quick, family=family, size=size, spp=spp)
     samples = bench.samples()
+    if cache.exists() and len(np.load(cache, allow_pickle=False)["targets"]) != len(samples):
+        print(f"{cache} holds another set of images than {family!r} has now: made again")
+        cache.unlink()
     if cache.exists():
         z = np.load(cache, allow_pickle=False)
         n = len(samples)
@@ -738,15 +741,45 @@ def cache_path(args: argparse.Namespace, family: str = "all") -> Path:
     return Path(f"{args.cache}.{args.system}.{int(args.quick)}{render}{suffix}.{image_code_digest()}.npz")
 
 
-@functools.cache
-def image_code_digest() -> str:
-    """The first 8 hex digits of a hash of the modules that make the families' images."""
+#: the packages whose releases the images depend on (Mitsuba's renders, Pillow's JPEG, the
+#: resampling and the photographs)
+IMAGE_PACKAGES = ("mitsuba", "drjit", "pillow", "numpy", "scipy", "scikit-image")
+
+
+def image_inputs() -> list[Path]:
+    """The files the families' images, truths, targets and far colours are made from: the modules
+    that make them, the colour maths and systems they use, and the photographs' objects."""
+    import huebench.color
     from huebench.benchmarks.gencolor import diagnostic, families, photos, render
 
+    colour = Path(str(huebench.color.__file__)).parent
+    modules = [Path(str(m.__file__)) for m in (families, render, photos, diagnostic)]
+    maths = [colour / f"{name}.py" for name in ("conversions", "recolor", "systems", "difference")]
+    data = sorted(p for p in (colour / "data").rglob("*") if p.is_file())
+    return [*modules, *maths, *data, modules[0].parent / "data" / "photo_objects.json"]
+
+
+def code_digest(paths: list[Path], packages: tuple[str, ...] = ()) -> str:
+    """The first 8 hex digits of a hash of these files' bytes and these packages' installed releases."""
+    from importlib import metadata
+
     digest = hashlib.sha256()
-    for module in (families, render, photos, diagnostic):
-        digest.update(Path(str(module.__file__)).read_bytes())
+    for path in paths:
+        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
+    for name in packages:
+        try:
+            release = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            release = "absent"
+        digest.update(f"{name}={release}\0".encode())
     return digest.hexdigest()[:8]
+
+
+@functools.cache
+def image_code_digest() -> str:
+    """:func:`code_digest` of what the families' images are made from (:func:`image_inputs`,
+    :data:`IMAGE_PACKAGES`): another, another cache file."""
+    return code_digest(image_inputs(), IMAGE_PACKAGES)
 
 
 #: sRGB colours that ``--surround`` paints around the objects, one per image in turn: saturated

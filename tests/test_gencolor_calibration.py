@@ -131,7 +131,7 @@ def test_the_shipped_calibration():
     from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES, UNSEEN_FAMILIES
 
     # bounce and translucent judged this calibration after it was trained (docs/gencolor.md): the
-    # next one learns from them; studio was made after it
+    # next one learns from them; product was made after it
     judged = {"bounce", "translucent"}
     assert set(t["families"]) == (set(FAMILIES) | set(HELD_OUT_FAMILIES)) - set(UNSEEN_FAMILIES) - judged
     assert UNSEEN_FAMILIES and not set(t["families"]) & set(UNSEEN_FAMILIES)

@@ -57,10 +57,10 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   ``translucent`` was made with it: light wrapping past the terminator, light scattered into the
   shade and a fabric's sheen at grazing view (:data:`TRANSLUCENT_SETUPS`) on analytic bodies, the
   lit face at the albedo; no change followed version 25, and it judged version 25 once and is
-  spent. ``studio`` was made after version 25 with nothing scored on it, and is kept unseen for
+  spent. ``product`` was made after version 25 with nothing scored on it, and is kept unseen for
   the next version (:data:`UNSEEN_FAMILIES`): product-shot lighting — a softbox key mirrored as a
   window, a fill card, strip lights behind the body, a contact shadow, white and black sweeps
-  (:data:`STUDIO_SETUPS`).
+  (:data:`PRODUCT_SETUPS`).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -100,6 +100,7 @@ from huebench.color.recolor import rotate_hue_hsv
 from huebench.errors import HuebenchError
 
 __all__ = [
+    "BODY_SETUPS",
     "BOUNCE_SURROUNDINGS",
     "CAMERA_PIPELINES",
     "ENCODING_PIPELINES",
@@ -115,7 +116,7 @@ __all__ = [
     "PIPELINES",
     "PLAIN",
     "PROCESSING",
-    "STUDIO_SETUPS",
+    "PRODUCT_SETUPS",
     "TONE_OPERATORS",
     "TRANSLUCENT_SETUPS",
     "UNSEEN_FAMILIES",
@@ -149,12 +150,12 @@ HELD_OUT_FAMILIES = (
     "optics",
     "bounce",
     "translucent",
-    "studio",
+    "product",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
-UNSEEN_FAMILIES: tuple[str, ...] = ("studio",)
+UNSEEN_FAMILIES: tuple[str, ...] = ("product",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -242,9 +243,9 @@ class Shading:
 
     diffuse: str = "lambert"  # "lambert", "oren-nayar" or "wrap"
     roughness: float = 0.0  # Oren–Nayar σ (radians)
-    highlight: str | None = None  # None, "blinn-phong" or "ward"
+    highlight: str | None = None  # None, "blinn-phong", "ward", "ggx" or "softbox"
     strength: float = 0.0  # specular albedo
-    size: float = 0.0  # Blinn–Phong: exponent; Ward: α
+    size: float = 0.0  # Blinn–Phong: exponent; Ward and GGX: α
     environment: bool = False  # a sky/ground environment: diffuse light and a Fresnel reflection of it
     ambient: float = 0.15
     light: tuple[float, float, float] = (1.0, 1.0, 1.0)  # linear RGB of key light and environment
@@ -259,8 +260,9 @@ class Shading:
     #: a fabric's sheen at grazing view, sheen × (1 − n·v)⁴ × (1 + albedo) / 2: the rim brightened
     #: and paled, a face seen head-on untouched
     sheen: float = 0.0
-    #: a softbox: the key light an area light of this angular radius (radians; 0: a point light),
-    #: its diffuse light the mean over the disc; ``highlight="softbox"`` mirrors it as a window
+    #: a softbox: the key light a rectangular area light (Lambert bodies only) whose half-width
+    #: subtends this angle (radians; 0: a point light), 1.5× as tall; its diffuse light the mean
+    #: over the rectangle, and ``highlight="softbox"`` mirrors the same rectangle as a window
     softbox: float = 0.0
     #: a white fill card at the front right, as a share of the key's irradiance (diffuse light; a
     #: second, dimmer window with ``highlight="softbox"``)
@@ -268,40 +270,51 @@ class Shading:
     #: two strip lights behind the body, left and right, as a share of the key: bright edges on the
     #: silhouette (the body's colour on a matte surface, and a white streak on a glossy one)
     rim: float = 0.0
-    #: a contact shadow: the body's lowest quarter darkened towards its bottom edge, by this share
+    #: a contact shadow: all the diffuse light on the body's lowest quarter (of its height) cut,
+    #: towards its bottom edge, by up to this share
     occlusion: float = 0.0
 
 
-#: the studio lights besides the key: a fill card at the front right, two strips behind the body
+#: the product shot's lights besides the key: a fill card at the front right, two strips behind the body
 _FILL_DIR = np.array([0.7, -0.1, 0.7]) / np.linalg.norm([0.7, -0.1, 0.7])
 _RIM_DIRS = tuple(np.array([x, 0.2, -0.35]) / np.linalg.norm([x, 0.2, -0.35]) for x in (-0.9, 0.9))
 
 
 def _frame(d: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Two unit vectors at right angles to ``d`` and to each other (the first horizontal)."""
+    """Two unit vectors at right angles to ``d`` and to each other (the first horizontal, unless
+    ``d`` is vertical)."""
     u = np.cross([0.0, 1.0, 0.0], d)
+    if np.linalg.norm(u) < 1e-9:
+        u = np.array([1.0, 0.0, 0.0])
     u /= np.linalg.norm(u)
     return u, np.cross(d, u)
 
 
-def _disc(d: NDArray[np.float64], radius: float) -> list[NDArray[np.float64]]:
-    """Directions spread over a disc of angular ``radius`` around ``d``: its centre and two rings."""
+#: a softbox's height over its width (:attr:`Shading.softbox`)
+_SOFTBOX_ASPECT = 1.5
+
+
+def _softbox_directions(d: NDArray[np.float64], radius: float) -> list[NDArray[np.float64]]:
+    """Directions to a 5 × 5 grid of points over a softbox: the rectangle :func:`_window` mirrors."""
     u, w = _frame(d)
-    out = [d]
-    for r, k in ((radius / 2, 6), (radius, 12)):
-        for t in np.linspace(0, 2 * np.pi, k, endpoint=False):
-            v = d + np.tan(r) * (np.cos(t) * u + np.sin(t) * w)
+    half_w = np.tan(radius)
+    out = []
+    for x in np.linspace(-half_w, half_w, 5):
+        for y in np.linspace(-_SOFTBOX_ASPECT * half_w, _SOFTBOX_ASPECT * half_w, 5):
+            v = d + x * u + y * w
             out.append(v / np.linalg.norm(v))
     return out
 
 
 def _window(refl: NDArray[np.float64], d: NDArray[np.float64], radius: float) -> NDArray[np.float64]:
-    """How much of a rectangular softbox (``radius`` wide, 1.5× as tall, around direction ``d``)
-    a mirror direction ``refl`` sees: 1 inside, 0 outside, a soft edge between."""
+    """How much of a rectangular softbox around direction ``d`` (half-width subtending ``radius``,
+    :data:`_SOFTBOX_ASPECT` as tall) a mirror direction ``refl`` sees: 1 inside, 0 outside, a soft
+    edge between."""
     u, w = _frame(d)
     ahead = np.maximum(refl @ d, 1e-6)
     x, y = np.abs(refl @ u) / ahead, np.abs(refl @ w) / ahead
-    half_w, half_h = np.tan(radius), 1.5 * np.tan(radius)
+    half_w = np.tan(radius)
+    half_h = _SOFTBOX_ASPECT * half_w
     soft = 0.15 * half_w
 
     def edge(t: NDArray[np.float64], half: float) -> NDArray[np.float64]:
@@ -324,6 +337,10 @@ def shade(
     ``ground_tint``: the environment's ground and the backdrop in this colour (linear RGB,
     luminance 1) — coloured surroundings whose light bounces onto the body; the exposure then maps
     the 90th percentile of the irradiance's luminance."""
+    if s.softbox and s.diffuse != "lambert":
+        raise HuebenchError(f"a softbox key lights Lambert bodies only, not {s.diffuse!r} ones")
+    if s.highlight == "softbox" and not s.softbox > 0:
+        raise HuebenchError("highlight='softbox' mirrors the softbox: give it a size (softbox > 0)")
     rng = np.random.default_rng(seed)
     n = 2 * size  # 2× supersampling: anti-aliased edges mix object and backdrop as in real images
     z, inside = _height_field(shape, n, rng)
@@ -346,29 +363,32 @@ def shade(
         direct = cos_i * (a + b * np.clip(cphi, 0, None) * np.sin(alpha) * np.tan(beta))
     elif s.diffuse == "wrap":
         direct = np.clip((nrm @ ldir + s.wrap) / (1.0 + s.wrap), 0.0, None)
-    elif s.softbox:  # the key as an area light: Lambert's cosine averaged over the disc's directions
-        direct = np.mean([np.clip(nrm @ d, 0.0, None) for d in _disc(ldir, s.softbox)], axis=0)
+    elif s.softbox:  # the key as an area light: Lambert's cosine averaged over the softbox
+        direct = np.mean([np.clip(nrm @ d, 0.0, None) for d in _softbox_directions(ldir, s.softbox)], axis=0)
     else:
         direct = cos_i
     if s.fill:
         direct = direct + s.fill * np.clip(nrm @ _FILL_DIR, 0.0, None)
     if s.rim:
         direct = direct + s.rim * sum(np.clip(nrm @ d, 0.0, None) for d in _RIM_DIRS)
-    if s.occlusion:  # rows go down: the body's bottom edge has the largest y
+    shadow: NDArray[np.float64] | float = 1.0
+    if s.occlusion and inside.any():  # rows go down: the body's bottom edge has the largest y
         ys = np.broadcast_to(np.linspace(-1, 1, n)[:, None], z.shape)
-        bottom = float(ys[inside].max()) if inside.any() else 1.0
-        direct = direct * (1.0 - s.occlusion * np.clip((ys - bottom + 0.4) / 0.4, 0.0, 1.0) ** 2)
+        top, bottom = float(ys[inside].min()), float(ys[inside].max())
+        band = (bottom - top) / 4
+        shadow = 1.0 - s.occlusion * np.clip((ys - bottom + band) / band, 0.0, 1.0) ** 2
     sky, ground = 0.55, 0.25
     tint = None if ground_tint is None else np.asarray(ground_tint, dtype=np.float64)
     albedo = srgb8_to_linear(albedo_rgb)
     if tint is None:
         env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
-        irradiance = direct + s.ambient + env_diffuse  # relative to the key light's irradiance at normal incidence
+        # relative to the key light's irradiance at normal incidence
+        irradiance = (direct + s.ambient + env_diffuse) * shadow
         radiance = irradiance[..., None] * albedo * light
     else:  # the same per channel, the ground's light in its colour
         up = nrm[..., 1][..., None]
         env_rgb = (sky * (1 + up) + ground * tint * (1 - up)) / 2 if s.environment else 0.0
-        lit_rgb = (direct + s.ambient)[..., None] + env_rgb
+        lit_rgb = ((direct + s.ambient)[..., None] + env_rgb) * np.asarray(shadow)[..., None]
         irradiance = lit_rgb @ _LUMA
         radiance = lit_rgb * albedo * light
     if s.subsurface:  # into the shade only: a lit flat patch (n·l = 1) keeps the albedo
@@ -1337,12 +1357,12 @@ TRANSLUCENT_SETUPS: dict[str, tuple[str, Shading]] = {
     ),
 }
 
-#: the held-out ``studio`` family's set-ups (made after scorer version 25 was fixed, with nothing
+#: the held-out ``product`` family's set-ups (made after scorer version 25 was fixed, with nothing
 #: scored on it; kept unseen for the next version): product-shot
 #: lighting — a softbox key (an area light, mirrored by a glossy body as a rectangular window),
 #: a fill card, strip lights behind the body, a contact shadow, high-key white and low-key black
 #: sweeps; the truth is the albedo (grey-card exposure on the lit face, as every analytic set-up)
-STUDIO_SETUPS: dict[str, tuple[str, Shading]] = {
+PRODUCT_SETUPS: dict[str, tuple[str, Shading]] = {
     "softbox-gloss-white-sweep": (
         "glossy",
         Shading(softbox=0.35, highlight="softbox", strength=0.9, fill=0.3, backdrop=0.85, ambient=0.1),
@@ -1353,7 +1373,7 @@ STUDIO_SETUPS: dict[str, tuple[str, Shading]] = {
     ),
     "strip-rim-matte-black": ("diffuse", Shading(softbox=0.3, rim=0.9, backdrop=0.02, ambient=0.03)),
     "high-key-matte": ("diffuse", Shading(softbox=0.6, fill=0.6, ambient=0.3, backdrop=1.0, occlusion=0.4)),
-    "softbox-satin-grey": (
+    "softbox-faint-grey": (
         "glossy",
         Shading(softbox=0.45, highlight="softbox", strength=0.3, occlusion=0.5, backdrop=0.45, light_dir=_RIGHT),
     ),
@@ -1362,6 +1382,10 @@ STUDIO_SETUPS: dict[str, tuple[str, Shading]] = {
         Shading(softbox=0.3, highlight="softbox", strength=1.0, fill=0.5, backdrop=0.35),
     ),
 }
+
+#: the held-out families of analytic bodies, each a table of set-ups shaded by :func:`shade`, one per
+#: colour and set-up, every shape in turn
+BODY_SETUPS = {"translucent": TRANSLUCENT_SETUPS, "product": PRODUCT_SETUPS}
 
 
 #: the analytic set-ups with an environment that the ``bounce`` family colours (its ground)
@@ -1585,10 +1609,9 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                         "step": names[(h + 2 * i + 1) % len(names)],
                     }
                 )
-        elif family in ("translucent", "studio"):
-            setups, stride = (TRANSLUCENT_SETUPS, 1) if family == "translucent" else (STUDIO_SETUPS, 5)
-            for i, (setup, (material, _)) in enumerate(setups.items()):
-                shape = ANALYTIC_SHAPES[(h + stride * i) % len(ANALYTIC_SHAPES)]  # every shape in turn
+        elif family in BODY_SETUPS:
+            for i, (setup, (material, _)) in enumerate(BODY_SETUPS[family].items()):
+                shape = ANALYTIC_SHAPES[(h + i) % len(ANALYTIC_SHAPES)]  # every shape in turn
                 out.append({**base, "object": shape, "setup": setup, "material": material, "step": setup})
         elif family in DRAWN_SETUPS:
             for i, (setup, (material, _)) in enumerate(DRAWN_SETUPS[family].items()):
@@ -1726,9 +1749,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
             spp,
             s,
         )
-    if family in ("translucent", "studio"):
-        setups = TRANSLUCENT_SETUPS if family == "translucent" else STUDIO_SETUPS
-        return _analytic(inputs["object"], rgb, setups[inputs["setup"]][1], size, s)
+    if family in BODY_SETUPS:
+        return _analytic(inputs["object"], rgb, BODY_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "bounce" and "setup" in inputs:
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
         return _bounce_analytic(inputs["object"], rgb, shading, inputs["surroundings"], size, s)
