@@ -281,11 +281,12 @@ def build(
     with ``quick``, else 64 and 32)."""
     bench = Diagnostic(system=system, quick=quick, family=family, size=size, spp=spp)
     samples = bench.samples()
-    if cache.exists() and len(np.load(cache, allow_pickle=False)["targets"]) != len(samples):
+    z = np.load(cache, allow_pickle=False) if cache.exists() else None
+    if z is not None and len(z["targets"]) != len(samples):
         print(f"{cache} holds another set of images than {family!r} has now: made again")
-        cache.unlink()
-    if cache.exists():
-        z = np.load(cache, allow_pickle=False)
+        z.close()
+        z = None
+    if z is not None:
         n = len(samples)
         meta = [
             dict(s.inputs, id=s.id, target=str(z["targets"][i]), far=str(z["fars"][i])) for i, s in enumerate(samples)

@@ -311,7 +311,8 @@ def _window(refl: NDArray[np.float64], d: NDArray[np.float64], radius: float) ->
     :data:`_SOFTBOX_ASPECT` as tall) a mirror direction ``refl`` sees: 1 inside, 0 outside, a soft
     edge between."""
     u, w = _frame(d)
-    ahead = np.maximum(refl @ d, 1e-6)
+    facing = refl @ d
+    ahead = np.maximum(facing, 1e-6)
     x, y = np.abs(refl @ u) / ahead, np.abs(refl @ w) / ahead
     half_w = np.tan(radius)
     half_h = _SOFTBOX_ASPECT * half_w
@@ -320,7 +321,7 @@ def _window(refl: NDArray[np.float64], d: NDArray[np.float64], radius: float) ->
     def edge(t: NDArray[np.float64], half: float) -> NDArray[np.float64]:
         return np.clip((half + soft - t) / (2 * soft), 0.0, 1.0)
 
-    return np.where(refl @ d > 0, edge(x, half_w) * edge(y, half_h), 0.0)
+    return np.where(facing > 0, edge(x, half_w) * edge(y, half_h), 0.0)
 
 
 def shade(
