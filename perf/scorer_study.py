@@ -760,11 +760,14 @@ def image_inputs() -> list[Path]:
     return [*modules, *maths, *data, modules[0].parent / "data" / "photo_objects.json"]
 
 
-def code_digest(paths: list[Path], packages: tuple[str, ...] = ()) -> str:
-    """The first 8 hex digits of a hash of these files' bytes and these packages' installed releases."""
+def code_digest(paths: list[Path], packages: tuple[str, ...] = (), machine: str | None = None) -> str:
+    """The first 8 hex digits of a hash of these files' bytes, these packages' installed releases
+    and ``machine`` (None: left out)."""
     from importlib import metadata
 
     digest = hashlib.sha256()
+    if machine is not None:
+        digest.update(f"machine={machine}\0".encode())
     for path in paths:
         digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
     for name in packages:
@@ -779,8 +782,11 @@ def code_digest(paths: list[Path], packages: tuple[str, ...] = ()) -> str:
 @functools.cache
 def image_code_digest() -> str:
     """:func:`code_digest` of what the families' images are made from (:func:`image_inputs`,
-    :data:`IMAGE_PACKAGES`): another, another cache file."""
-    return code_digest(image_inputs(), IMAGE_PACKAGES)
+    :data:`IMAGE_PACKAGES`) and the CPU's widest vector instructions, which change a few Mitsuba
+    renders (:func:`~huebench.runs.runner.cpu_vector_isa`): another, another cache file."""
+    from huebench.runs.runner import cpu_vector_isa
+
+    return code_digest(image_inputs(), IMAGE_PACKAGES, machine=str(cpu_vector_isa()))
 
 
 #: sRGB colours that ``--surround`` paints around the objects, one per image in turn: saturated

@@ -7,7 +7,7 @@ import pytest
 
 from huebench.errors import HuebenchError
 from huebench.models.reference import RandomBaseline
-from huebench.runs.runner import RunOptions, evaluate, rescore, run
+from huebench.runs.runner import RunOptions, cpu_vector_isa, evaluate, rescore, run
 
 
 def _files(d: Path) -> set[str]:
@@ -21,6 +21,7 @@ def test_run_folder_contract_and_rescore(tmp_path):
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["model"]["spec"] == "reference:random" and cfg["model"]["fingerprint"] and cfg["seed"] == 0
     assert "numpy" in cfg["versions"] and cfg["capability"] == "image-text-score"
+    assert set(cfg["machine"]) == {"system", "architecture", "cpu_vector_isa"} and cfg["machine"]["system"]
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     assert len(records) == 33 and all(r["status"] == "ok" and "reason" in r and "batch_size" in r for r in records)
     acc = res.metrics["accuracy"]
@@ -32,6 +33,15 @@ def test_run_folder_contract_and_rescore(tmp_path):
     assert not (out / "results.json").exists()
     assert rescore(out, write=True) == json.loads(before)
     assert (out / "results.json").read_text() == before
+
+
+def test_the_cpu_vector_isa_is_the_widest_the_flags_list():
+    # renders of one Mitsuba release differ between AVX-512 and AVX2 CPUs: config.json says which
+    two_cpus = "processor : 0\nflags : fpu sse4_2 avx avx2 fma\n\nprocessor : 1\nflags : fpu sse4_2 avx avx2 fma\n"
+    assert cpu_vector_isa(two_cpus) == "avx2"
+    assert cpu_vector_isa("flags\t\t: sse4_2 avx avx2 avx512f avx512bw\n") == "avx512f"
+    assert cpu_vector_isa("Features : fp asimd\n") is None  # an ARM CPU: none of the x86 sets
+    assert cpu_vector_isa("model name : no flags line\n") is None
 
 
 def test_rerun_is_served_from_cache_with_zero_model_calls(tmp_path):

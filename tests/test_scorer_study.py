@@ -60,7 +60,10 @@ def test_cache_file_names_the_render_size(study):
     from argparse import Namespace
 
     code = study.image_code_digest()
-    assert code == study.code_digest(study.image_inputs(), study.IMAGE_PACKAGES) and len(code) == 8
+    from huebench.runs.runner import cpu_vector_isa
+
+    isa = str(cpu_vector_isa())
+    assert code == study.code_digest(study.image_inputs(), study.IMAGE_PACKAGES, machine=isa) and len(code) == 8
     names = {p.name for p in study.image_inputs()}
     assert {"families.py", "render.py", "conversions.py", "photo_objects.json"} <= names
     quick = Namespace(cache="/tmp/c", system="css3", quick=True, size=None, spp=None)
@@ -81,6 +84,11 @@ def test_code_digest_changes_with_any_input_file_or_release(study, tmp_path):
     a.write_text("x = 1\n")
     assert study.code_digest([a, b], ("numpy", "no-such-package")) != first
     assert study.code_digest([a, b]) != first
+    # the CPU's vector instructions change a few Mitsuba renders: another machine, another cache
+    assert study.code_digest([a, b], ("numpy",), machine="avx2") != study.code_digest(
+        [a, b], ("numpy",), machine="avx512f"
+    )
+    assert study.code_digest([a, b], ("numpy",), machine="avx2") != first
 
 
 def test_build_renders_at_the_size_asked_and_reads_its_cache_back(study, tmp_path, monkeypatch):

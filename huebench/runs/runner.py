@@ -2,7 +2,8 @@
 
 Run folder contract (``DIR``)::
 
-    config.json     fully resolved options, package versions, git revision, seeds, model fingerprint
+    config.json     fully resolved options, package versions, the machine (its CPU's vector instructions), git
+                    revision, seeds, model fingerprint
     records.jsonl   one record per sample (inputs, raw model output, decision, correctness, reason);
                     failures are records with "status": "error" and a reason, retried on --resume
     results.json    metrics with seeded bootstrap confidence intervals — a pure function of
@@ -107,14 +108,52 @@ class RunResult:
         return self.results.get("metrics", {})
 
 
+#: the packages whose releases config.json records; mitsuba and drjit make the diagnostic's renders
+_RECORDED_PACKAGES = (
+    "huebench",
+    "numpy",
+    "torch",
+    "transformers",
+    "diffusers",
+    "open_clip_torch",
+    "colour-science",
+    "mitsuba",
+    "drjit",
+)
+#: the widest vector instruction set the CPU reports, widest first: the same Mitsuba release renders
+#: a few of the diagnostic's images differently on an AVX-512 CPU and an AVX2 one (docs/gencolor.md)
+_VECTOR_ISAS = ("avx512f", "avx2", "avx", "sse4_2")
+
+
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
-    for pkg in ("huebench", "numpy", "torch", "transformers", "diffusers", "open_clip_torch", "colour-science"):
+    for pkg in _RECORDED_PACKAGES:
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             continue
     return out
+
+
+def cpu_vector_isa(cpuinfo: str | None = None) -> str | None:
+    """The widest of :data:`_VECTOR_ISAS` among the CPU's flags (``cpuinfo``: the text of
+    /proc/cpuinfo, read when None); None where the flags cannot be read (not Linux) or list none."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
+        except OSError:
+            return None
+    flags: set[str] = set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            flags.update(value.split())
+    return next((isa for isa in _VECTOR_ISAS if isa in flags), None)
+
+
+def _machine() -> dict[str, str | None]:
+    """What config.json records of the machine: results can depend on it (renders, above)."""
+    return {"system": platform.system(), "architecture": platform.machine(), "cpu_vector_isa": cpu_vector_isa()}
 
 
 def _git_revision() -> str | None:
@@ -143,6 +182,7 @@ def _config(opts: RunOptions, bench: Benchmark, model: Model) -> dict[str, Any]:
         "limit": opts.limit,
         "bootstrap": opts.bootstrap,
         "versions": _versions(),
+        "machine": _machine(),
         "git_revision": _git_revision(),
     }
 

@@ -72,7 +72,8 @@ against the truth's hex code (plus its nearest system names) otherwise. A second
 the object is not part of the truth: the object is the main colour.
 
 Every image is a pure function of its sample's inputs (seeded), so runs repeat exactly on one
-machine (Mitsuba renders differed by a few images between two machines: docs/gencolor.md).
+machine (Mitsuba renders differ in a few images between a CPU with AVX-512 and one without:
+docs/gencolor.md).
 """
 
 from __future__ import annotations
