@@ -7,9 +7,10 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from huebench.benchmarks.gencolor.scoring import ColorScorer, segment_offline
+from huebench.benchmarks.gencolor.scoring import OFFLINE_SEGMENTATION, ColorScorer, segment_offline
 from huebench.cli import app
 from huebench.color import load_system, parse
+from huebench.errors import HuebenchError
 
 
 def _scene(rgb, size=64, bg=(128, 128, 128), seed=0):
@@ -72,6 +73,34 @@ def test_offline_segmentation_finds_a_plain_object():
     assert iou > 0.9
     blank = np.full((32, 32, 3), 200, np.uint8)
     assert segment_offline(blank).sum() == 0
+
+
+def test_offline_segmentation_keeps_a_grey_body_whose_shading_passes_the_backdrops_lightness():
+    # a grey Lambert sphere lit from the upper left on a mid-grey backdrop: a band of its shading
+    # has the backdrop's lightness, which the threshold alone cut out of the mask (version 2 grows
+    # the object into it)
+    from huebench.color import linear_to_srgb8
+
+    yy, xx = np.mgrid[0:48, 0:48]
+    x, y = (xx - 23.5) / 15.0, (yy - 23.5) / 15.0
+    inside = x**2 + y**2 < 1
+    z = np.sqrt(np.clip(1 - x**2 - y**2, 0, 1))
+    shade = np.clip((-x - y + 1.4 * z) / np.sqrt(2 + 1.4**2), 0, 1)
+    lin = np.where(inside, 0.5 * (0.08 + 0.92 * shade), 0.18)
+    img = linear_to_srgb8(np.repeat(lin[..., None], 3, axis=2))
+    img = np.clip(img + np.random.default_rng(0).normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+
+    def iou(seg):
+        return (seg & inside).sum() / (seg | inside).sum()
+
+    assert iou(segment_offline(img, grow=None)) < 0.6  # the threshold alone: the lit half and the shade
+    assert iou(segment_offline(img)) > 0.95
+    assert OFFLINE_SEGMENTATION == {"version": 2, "threshold": 12.0, "grow": 3.0, "grow_noise": 1.5}
+    # a noisy backdrop raises the growth's level above its noise: the mask does not spill into it
+    noisy = np.clip(img + np.random.default_rng(1).normal(0, 6, img.shape), 0, 255).astype(np.uint8)
+    assert (segment_offline(noisy) & ~inside).sum() < 0.05 * inside.sum()
+    with pytest.raises(HuebenchError, match="grow in"):
+        segment_offline(img, grow=20.0)
 
 
 def test_score_image_cli_json(tmp_path):

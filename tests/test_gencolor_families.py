@@ -240,8 +240,31 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
     )
     import json
 
-    stored = json.loads((out / "config.json").read_text())["benchmark_options"]["scorer_config"]
-    assert stored["huebench"] == cfg and stored["paper"]["dominant"] == "paper"
+    from huebench.benchmarks.gencolor.scoring import OFFLINE_SEGMENTATION
+
+    config = json.loads((out / "config.json").read_text())
+    stored = config["benchmark_options"]["scorer_config"]
+    # each scorer's settings and the offline segmentation's that made the offline masks it judged
+    assert stored["huebench"] == {**cfg, "offline_segmentation": OFFLINE_SEGMENTATION}
+    assert stored["paper"]["dominant"] == "paper" and stored["paper"]["offline_segmentation"]["version"] == 2
+    # records whose offline masks another segmentation made are not resumed
+    earlier = json.loads(json.dumps(config))
+    for scorer in earlier["benchmark_options"]["scorer_config"].values():
+        scorer["offline_segmentation"] = {"version": 1, "threshold": 12.0, "grow": None}
+    (out / "config.json").write_text(json.dumps(earlier))
+    with pytest.raises(HuebenchError, match=r"cannot resume: benchmark options \(scorer_config\)"):
+        evaluate(
+            "gencolor-diagnostic",
+            "none",
+            out=out,
+            no_cache=True,
+            progress=False,
+            quick=True,
+            limit=2,
+            family="analytic",
+            resume=True,
+        )
+    (out / "config.json").write_text(json.dumps(config))
     with pytest.raises(HuebenchError, match=r"cannot resume: benchmark options \(candidate_rule, scorer_config\)"):
         evaluate(
             "gencolor-diagnostic",
@@ -1279,12 +1302,12 @@ def test_the_translucent_family_shades_as_wax_skin_and_velvet_do():
     _lit_matte_bodies_show_their_truth([fam.make_image(s, size=48) for s in samples[:12] if s["material"] == "diffuse"])
 
 
-def test_the_unseen_product_family_lights_as_a_product_shot_does():
+def test_the_product_family_lights_as_a_product_shot_does():
     """Made after version 25 and kept unseen: a softbox key mirrored as a window, a fill card,
     strip lights behind the body, a contact shadow — the matte bodies' lit face at the albedo."""
     samples = fam.family_samples("product", L2)
     assert len(samples) == 29 * len(fam.PRODUCT_SETUPS) == 174 and "product" in fam.HELD_OUT_FAMILIES
-    assert "product" in fam.UNSEEN_FAMILIES and "product" not in fam.PLAIN
+    assert "product" not in fam.UNSEEN_FAMILIES and "product" not in fam.PLAIN  # judged once: spent
     assert fam.BODY_SETUPS["product"] is fam.PRODUCT_SETUPS
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
     assert {s["object"] for s in samples} == set(fam.ANALYTIC_SHAPES)

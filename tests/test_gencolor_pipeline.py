@@ -112,6 +112,14 @@ def test_without_a_detector_only_single_object_prompts_are_judged():
     assert om.mask is None and "needs --detector" in om.reason
     with pytest.raises(ValueError, match="come together"):
         ObjectMasker(lambda *a, **k: [], detector=_ScriptedDetector({}, {}))
+    # config.json records the offline segmentation beside the scorer where it may make the masks
+    from huebench.benchmarks.gencolor.benchmark import GenColorBench
+    from huebench.benchmarks.gencolor.scoring import OFFLINE_SEGMENTATION
+
+    offline = GenColorBench(images="imgs").resolved_options()["scorer_config"]
+    assert offline["offline_segmentation"] == OFFLINE_SEGMENTATION and offline["version"] == 25
+    detected = GenColorBench(images="imgs", detector="hf:d", segmenter="hf:s").resolved_options()
+    assert "offline_segmentation" not in detected["scorer_config"]
 
 
 # -- task rules on synthetic images ---------------------------------------------------------------

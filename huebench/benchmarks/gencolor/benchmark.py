@@ -32,7 +32,7 @@ from huebench.benchmarks.gencolor.pipeline import (
     generate_stage,
 )
 from huebench.benchmarks.gencolor.prompts import BUILT_IN_SUITES, SUITE_SYSTEMS, TASKS, load_prompts
-from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, ColorScorer
+from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, OFFLINE_SEGMENTATION, ColorScorer
 from huebench.benchmarks.gencolor.store import ImageStore
 from huebench.errors import HuebenchError, UnknownNameError
 from huebench.models.base import Capability, Model
@@ -272,8 +272,12 @@ class GenColorBench(_Prompts):
         return self.scorer_spec(system).build()
 
     def resolved_options(self) -> dict[str, Any]:
-        # every scorer setting and the scorer's version: --resume refuses records of another scorer
-        config = {k: v for k, v in self.scorer("css3").config().items() if k != "system"}
+        # every scorer setting and the scorer's version: --resume refuses records of another scorer;
+        # without a detector, the masks a user does not give are the offline segmentation's, whose
+        # version and settings are recorded with it
+        config: dict[str, Any] = {k: v for k, v in self.scorer("css3").config().items() if k != "system"}
+        if self.detector_spec is None:
+            config["offline_segmentation"] = dict(OFFLINE_SEGMENTATION)
         return {**self.options, "scorer_config": config}
 
     def _judge(self, ctx: Answers, model: Model) -> JudgeStage:

@@ -34,7 +34,7 @@ from huebench.benchmarks.gencolor.families import (
 from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
 from huebench.benchmarks.gencolor.pipeline import SCORER_WORKERS_HELP, WORKER_MODULES, ScorerSpec
 from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS, RenderSpec, render
-from huebench.benchmarks.gencolor.scoring import SCORERS
+from huebench.benchmarks.gencolor.scoring import OFFLINE_SEGMENTATION, SCORERS
 from huebench.color import delta_e, load_system
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
@@ -57,6 +57,8 @@ def _setting_text(value: Any) -> str:
         return "none"
     if isinstance(value, (list, tuple)):
         return "–".join(map(str, value))
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_setting_text(v)}" for k, v in value.items())
     return str(value)
 
 
@@ -222,7 +224,14 @@ class Diagnostic(Benchmark):
 
     def resolved_options(self) -> dict[str, Any]:
         # every setting of both scorers, with the scorer's version: --resume refuses another scorer
-        return {**self.options, "scorer_config": {n: sc.config() for n, sc in self.scorers.items()}}
+        return {**self.options, "scorer_config": self.scorer_records()}
+
+    def scorer_records(self) -> dict[str, dict[str, Any]]:
+        """Each scorer's settings (:meth:`ColorScorer.config`) and the offline segmentation's that
+        made the offline masks it judged (:data:`OFFLINE_SEGMENTATION`)."""
+        return {
+            n: {**sc.config(), "offline_segmentation": dict(OFFLINE_SEGMENTATION)} for n, sc in self.scorers.items()
+        }
 
     def check_model(self, model: Model) -> Capability | None:
         # the scorer needs no model; a VLM, when given, also answers the VLM-as-judge questions
@@ -401,7 +410,7 @@ class Diagnostic(Benchmark):
             "system": self.system_name,
             "paper_accuracy": PAPER_ACCURACY[self.system_name],
             "scorer": primary,
-            "scorer_config": {n: sc.config() for n, sc in self.scorers.items()},
+            "scorer_config": self.scorer_records(),
             "accuracy_exact_mask": pct([r["exact"]["pass"] for r in records]),
             "accuracy_offline_mask": pct([r["offline"]["pass"] for r in records]),
             "false_accept_far_color": pct([r["far_accepted"] for r in records]),

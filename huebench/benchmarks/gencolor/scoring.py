@@ -56,7 +56,8 @@ Overall 73.8 → 96.6 % (L2) and 83.2 → 95.1 % (CSS) with exact masks, 0 far-c
 Defaults (k = 3, hue 5°, gate C* < 5) are not given in the paper and are all configurable.
 
 :func:`segment_offline` finds the object without any network weights: it models the background
-from the image border and keeps what differs from it. Good for renders and product-style images
+from the image border and keeps what differs from it, grown into the connected pixels that differ
+less (version 2: a grey body whose shading passes the backdrop's lightness stays whole). Good for renders and product-style images
 (one object on a plain or smoothly lit backdrop); it fails on cluttered scenes, on objects whose
 colour matches the backdrop, and on objects touching the border — use GroundingDINO/OWLv2 + SAM
 masks or supplied masks there.
@@ -150,6 +151,7 @@ __all__ = [
     "HUE_THRESHOLD",
     "JND",
     "MATTE_QUANTILE",
+    "OFFLINE_SEGMENTATION",
     "SCORERS",
     "SCORER_VERSION",
     "ColorScore",
@@ -261,6 +263,24 @@ MAIN_COLOR: float | None = 0.7
 #: above that changes no decision the tables measured; docs/performance.md has the time and the
 #: ΔE00 against full resolution on large images. None: every pixel
 MAX_OBJECT_PIXELS: int | None = 65_536
+#: :func:`segment_offline`: a pixel this far (CIEDE2000) from the modelled background is the object's
+SEGMENT_THRESHOLD = 12.0
+#: :func:`segment_offline` grows the object into connected pixels this far from the background (or
+#: :data:`SEGMENT_GROW_NOISE` × the border's own 95th percentile, where that is more). Version 2:
+#: 3 and 1.5 chosen by the leave-one-family-out table over 3–6 and 1.5–2 on the tuning families'
+#: offline accuracy (docs/gencolor.md, *The offline segmentation, version 2*). None: no growth
+SEGMENT_GROW: float | None = 3.0
+SEGMENT_GROW_NOISE = 1.5
+#: how many pixels in from the image's edge the border's own noise is read
+_NOISE_RING = 3
+#: the offline segmentation's version and settings: config.json records them beside the scorer's
+#: wherever masks may come from it, so --resume refuses records whose masks another one made
+OFFLINE_SEGMENTATION: dict[str, Any] = {
+    "version": 2,
+    "threshold": SEGMENT_THRESHOLD,
+    "grow": SEGMENT_GROW,
+    "grow_noise": SEGMENT_GROW_NOISE,
+}
 #: the named scorers: this project's default, its rules alone (no calibration) and the seed's method as written (PCA dominant colour
 #: over all object pixels: no mask erosion, no lit window, no specular steps, no main-colour step
 #: and no bound on the chroma — every pixel of the mask, or of its working grid on a mask above
@@ -1042,12 +1062,30 @@ def peel_background(
     return out, k
 
 
-def segment_offline(image: ArrayLike, *, threshold: float = 12.0, border: int = 2) -> NDArray[np.bool_]:
+def segment_offline(
+    image: ArrayLike,
+    *,
+    threshold: float = SEGMENT_THRESHOLD,
+    border: int = 2,
+    grow: float | None = SEGMENT_GROW,
+    grow_noise: float = SEGMENT_GROW_NOISE,
+) -> NDArray[np.bool_]:
     """Foreground mask without network weights: pixels far (CIEDE2000 > ``threshold``) from the
-    background, modelled as the per-row/column median of the border; then opening/closing, the
-    largest connected component and hole filling (scipy.ndimage)."""
+    background, modelled from the image's ``border`` pixels (their top and bottom medians blended
+    down the rows, or their overall median, whichever is nearer), grown into the connected pixels
+    more than ``grow`` from it — or ``grow_noise`` × the 95th percentile of the border's own
+    distance from the model, where the border is noisier (hysteresis thresholding; ``grow=None``:
+    none); then opening/closing, the largest connected component and hole filling
+    (scipy.ndimage). The growth (version 2, :data:`OFFLINE_SEGMENTATION`) finds the part of a
+    grey, white or black body whose shading passes through the backdrop's lightness, which the
+    threshold alone cut out of the mask (docs/gencolor.md)."""
     from scipy import ndimage
 
+    if not threshold > 0 or (grow is not None and not 0 < grow <= threshold) or not grow_noise >= 0:
+        raise HuebenchError(
+            f"segment_offline: threshold must be > 0, grow in (0, threshold] or None and grow_noise ≥ 0; "
+            f"got threshold {threshold!r}, grow {grow!r}, grow_noise {grow_noise!r}"
+        )
     img = np.asarray(image)
     lab = srgb_to_lab(img)
     h, w = lab.shape[:2]
@@ -1066,6 +1104,14 @@ def segment_offline(image: ArrayLike, *, threshold: float = 12.0, border: int = 
     background = (1 - rows) * top + rows * bottom
     d = np.minimum(delta_e(lab, background), delta_e(lab, np.median(ring, axis=0)))
     fg = d > threshold
+    if grow is not None:
+        edge = np.ones((h, w), dtype=bool)
+        edge[_NOISE_RING:-_NOISE_RING, _NOISE_RING:-_NOISE_RING] = False
+        low = min(threshold, max(grow, grow_noise * float(np.quantile(d[edge], 0.95))))
+        # hysteresis: the pixels above the low level that touch one above the threshold
+        near, n_near = ndimage.label(d > low)
+        touched = np.unique(near[fg])
+        fg = np.isin(near, touched[touched > 0]) if n_near else fg
     fg = ndimage.binary_opening(fg, iterations=1)
     fg = ndimage.binary_closing(fg, iterations=2)
     labels, n = ndimage.label(fg)
