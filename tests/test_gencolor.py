@@ -95,12 +95,40 @@ def test_offline_segmentation_keeps_a_grey_body_whose_shading_passes_the_backdro
 
     assert iou(segment_offline(img, grow=None)) < 0.6  # the threshold alone: the lit half and the shade
     assert iou(segment_offline(img)) > 0.95
-    assert OFFLINE_SEGMENTATION == {"version": 2, "threshold": 12.0, "grow": 3.0, "grow_noise": 1.5}
+    assert OFFLINE_SEGMENTATION == {"version": 3, "threshold": 12.0, "grow": 3.0, "grow_noise": 1.5, "shadow": 0.5}
     # a noisy backdrop raises the growth's level above its noise: the mask does not spill into it
     noisy = np.clip(img + np.random.default_rng(1).normal(0, 6, img.shape), 0, 255).astype(np.uint8)
     assert (segment_offline(noisy) & ~inside).sum() < 0.05 * inside.sum()
     with pytest.raises(HuebenchError, match="grow in"):
         segment_offline(img, grow=20.0)
+
+
+@pytest.mark.parametrize(("albedo", "shadow_left_out"), [((0.6, 0.08, 0.06), True), ((0.3, 0.3, 0.3), False)])
+def test_offline_segmentation_leaves_out_the_shadow_a_coloured_body_casts(albedo, shadow_left_out):
+    # a sphere over a grey floor on which it casts a soft shadow, down and to its right: the shadow
+    # is darker than the floor and of its chromaticity. A red body's is left out (version 3); a
+    # grey body has the floor's chromaticity too, so nothing tells its shade from its shadow and
+    # its mask stays as version 2 made it
+    from huebench.color import linear_to_srgb8
+
+    yy, xx = np.mgrid[0:48, 0:48]
+    x, y = (xx - 23.5) / 13.0, (yy - 20.5) / 13.0
+    inside = x**2 + y**2 < 1
+    z = np.sqrt(np.clip(1 - x**2 - y**2, 0, 1))
+    shade = np.clip((-x - y + 1.4 * z) / np.sqrt(2 + 1.4**2), 0, 1)
+    cast = np.clip(1.3 - np.hypot((xx - 31.0) / 12.0, (yy - 36.0) / 5.0), 0, 1) ** 0.7
+    floor = 0.35 * (1 - 0.6 * cast)
+    body = np.asarray(albedo) * (0.08 + 0.92 * shade[..., None])
+    img = linear_to_srgb8(np.where(inside[..., None], body, floor[..., None] * np.ones(3)))
+    img = np.clip(img + np.random.default_rng(0).normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+    with_shadow, without = segment_offline(img, shadow=None), segment_offline(img)
+    assert (with_shadow & ~inside).sum() > 150  # version 2: the shadow joins the body
+    if shadow_left_out:
+        assert (without & ~inside).sum() < 10 and (without & inside).sum() / inside.sum() > 0.99
+    else:
+        assert (without == with_shadow).all()
+    with pytest.raises(HuebenchError, match="shadow in"):
+        segment_offline(img, shadow=1.0)
 
 
 def test_score_image_cli_json(tmp_path):

@@ -246,7 +246,7 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
     stored = config["benchmark_options"]["scorer_config"]
     # each scorer's settings and the offline segmentation's that made the offline masks it judged
     assert stored["huebench"] == {**cfg, "offline_segmentation": OFFLINE_SEGMENTATION}
-    assert stored["paper"]["dominant"] == "paper" and stored["paper"]["offline_segmentation"]["version"] == 2
+    assert stored["paper"]["dominant"] == "paper" and stored["paper"]["offline_segmentation"]["version"] == 3
     # records whose offline masks another segmentation made are not resumed
     earlier = json.loads(json.dumps(config))
     for scorer in earlier["benchmark_options"]["scorer_config"].values():
