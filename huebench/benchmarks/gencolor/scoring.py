@@ -57,7 +57,8 @@ Defaults (k = 3, hue 5°, gate C* < 5) are not given in the paper and are all co
 
 :func:`segment_offline` finds the object without any network weights: it models the background
 from the image border and keeps what differs from it, grown into the connected pixels that differ
-less (version 2: a grey body whose shading passes the backdrop's lightness stays whole). Good for renders and product-style images
+less (version 2: a grey body whose shading passes the backdrop's lightness stays whole), less the
+shadow it casts on the backdrop (version 3). Good for renders and product-style images
 (one object on a plain or smoothly lit backdrop); it fails on cluttered scenes, on objects whose
 colour matches the backdrop, and on objects touching the border — use GroundingDINO/OWLv2 + SAM
 masks or supplied masks there.
