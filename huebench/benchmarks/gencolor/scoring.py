@@ -1133,8 +1133,10 @@ def segment_offline(
         low = min(threshold, max(grow, grow_noise * float(np.quantile(d[edge], 0.95))))
         # hysteresis: the pixels above the low level that touch one above the threshold
         near, n_near = ndimage.label(d > low)
-        touched = np.unique(near[fg])
-        fg = np.isin(near, touched[touched > 0]) if n_near else fg
+        reached = np.zeros(n_near + 1, dtype=bool)
+        reached[near[fg]] = True
+        reached[0] = False
+        fg = reached[near]
     fg = ndimage.binary_closing(ndimage.binary_opening(fg, iterations=1), iterations=2)
     keep = _largest_filled(fg)
     if keep is None:
@@ -1171,17 +1173,20 @@ def _without_cast_shadow(
     and keeps its mask; pixels below :data:`_SHADOW_MIN_LEVEL` (linear) have no chromaticity to read."""
     from scipy import ndimage
 
-    lin = srgb8_to_linear(img)
-    backdrop = np.broadcast_to(np.clip(xyz_to_linear_rgb(lab_to_xyz(background)), 1e-4, None), lin.shape)
+    # the mask's pixels only (N×3): the backdrop model is a blend down the rows, converted once
+    model = np.broadcast_to(background, lab.shape)[mask]
+    px = srgb8_to_linear(img[mask])
+    backdrop = np.clip(xyz_to_linear_rgb(lab_to_xyz(model)), 1e-4, None)
 
     def chromaticity(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return x / np.maximum(x.sum(axis=-1, keepdims=True), 1e-4)
 
-    distance = np.abs(chromaticity(lin) - chromaticity(backdrop)).sum(axis=-1)
-    body = float(np.median(distance[mask]))
+    distance = np.abs(chromaticity(px) - chromaticity(backdrop)).sum(axis=-1)
+    body = float(np.median(distance))
     if body < _SHADOW_MIN_BODY:
         return mask
-    darker = lab[..., 0] < background[..., 0] - _SHADOW_DARKER
-    cast = mask & darker & (distance < share * body) & (lin.mean(axis=-1) > _SHADOW_MIN_LEVEL)
+    darker = lab[mask][:, 0] < model[:, 0] - _SHADOW_DARKER
+    cast = np.zeros_like(mask)
+    cast[mask] = darker & (distance < share * body) & (px.mean(axis=-1) > _SHADOW_MIN_LEVEL)
     kept = _largest_filled(ndimage.binary_opening(mask & ~cast, iterations=1))
     return mask if kept is None else kept
