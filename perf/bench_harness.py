@@ -6,7 +6,7 @@
    (goal ≥ 5×, same numbers to 1e-5), on a BERT-shaped random model.
 3. Re-running a finished run from the cache vs cold (goal ≥ 50×, zero model calls).
 4. GenColorBench scorer throughput (images/s) on the diagnostic renders, with exact masks and with
-   the offline segmentation.
+   the offline segmentation; the offline segmentation alone beside its version 1.
 
     python perf/bench_harness.py [--json OUT.json]
 """
@@ -18,6 +18,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -196,6 +197,19 @@ def bench_scorer(tmp: Path) -> dict[str, float]:
         return len(renders) / best
 
     offline_s = min(_timed(lambda: [scorer.score_image(img, name) for name, img, _ in renders])[0] for _ in range(3))
+    # the offline segmentation alone, its version 1 (no growth, no shadow step) beside the default
+    from huebench.benchmarks.gencolor.scoring import segment_offline
+
+    def first_version(image: Any) -> Any:
+        return segment_offline(image, grow=None, shadow=None)
+
+    segmentations = {"default": segment_offline, "version1": first_version}
+    for segment in segmentations.values():
+        segment(renders[0][1])
+    segment_s = {
+        name: min(_timed(lambda f=f: [f(img) for _, img, _ in renders])[0] for _ in range(3))
+        for name, f in segmentations.items()
+    }
     out = {
         "images": len(renders),
         "size": 64,
@@ -203,6 +217,7 @@ def bench_scorer(tmp: Path) -> dict[str, float]:
         "exact_mask_images_per_s_paper": per_second(paper),
         "exact_mask_images_per_s_version3": per_second(version3),
         "offline_segmentation_images_per_s": len(renders) / offline_s,
+        **{f"segmentation_images_per_s_{name}": len(renders) / t for name, t in segment_s.items()},
     }
     # one large object on one core: the default, the paper's scorer, and every pixel (no bound)
     image, mask, target = _one_megapixel_object()
@@ -220,6 +235,8 @@ def bench_scorer(tmp: Path) -> dict[str, float]:
             out[f"one_mp_ms_{name}"] = 1000 * min(
                 _timed(lambda s=s: s.score_image(image, target, mask=mask))[0] for _ in range(5)
             )
+        for name, f in segmentations.items():
+            out[f"one_mp_ms_segmentation_{name}"] = 1000 * min(_timed(lambda f=f: f(image))[0] for _ in range(3))
     finally:
         if threads is not None:
             numba.set_num_threads(threads)
@@ -265,6 +282,13 @@ def main() -> None:
         )
         print(
             f"Scorer on one 1 MP image ({sc['one_mp_mask_pixels']:,}-pixel mask), one core: default {sc['one_mp_ms_default']:.1f} ms, paper's scorer {sc['one_mp_ms_paper']:.1f} ms, every pixel (no max_object_pixels) {sc['one_mp_ms_every_pixel']:.1f} ms"
+        )
+        print(
+            f"Offline segmentation alone: {sc['segmentation_images_per_s_default']:.0f} images/s on the renders, "
+            f"{sc['one_mp_ms_segmentation_default']:.0f} ms on the 1 MP image; its version 1 (no growth, no shadow step) "
+            f"{sc['segmentation_images_per_s_version1']:.0f} images/s, {sc['one_mp_ms_segmentation_version1']:.0f} ms "
+            f"(the default takes {sc['one_mp_ms_segmentation_default'] / sc['one_mp_ms_segmentation_version1']:.2f}× its time "
+            "at 1 MP, same images, same run)"
         )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))

@@ -131,6 +131,27 @@ def test_offline_segmentation_leaves_out_the_shadow_a_coloured_body_casts(albedo
         segment_offline(img, shadow=1.0)
 
 
+def test_the_shadow_step_keeps_a_rim_that_mirrors_the_floor():
+    # a red sphere whose lower rim, two pixels wide, mirrors the grey floor (darker than it, of its
+    # chromaticity): a band, not a cast shadow, so it stays in the mask (the rim test reads it)
+    from scipy import ndimage
+
+    from huebench.color import linear_to_srgb8
+
+    yy, xx = np.mgrid[0:48, 0:48]
+    x, y = (xx - 23.5) / 13.0, (yy - 20.5) / 13.0
+    inside = x**2 + y**2 < 1
+    z = np.sqrt(np.clip(1 - x**2 - y**2, 0, 1))
+    shade = np.clip((-x - y + 1.4 * z) / np.sqrt(2 + 1.4**2), 0, 1)
+    body = np.asarray((0.6, 0.08, 0.06)) * (0.08 + 0.92 * shade[..., None])
+    rim = inside & ~ndimage.binary_erosion(inside, iterations=2) & (y > 0.3)
+    body[rim] = 0.2  # grey, darker than the floor's 0.35
+    img = linear_to_srgb8(np.where(inside[..., None], body, 0.35))
+    img = np.clip(img + np.random.default_rng(0).normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+    assert rim.sum() > 30 and (segment_offline(img) == segment_offline(img, shadow=None)).all()
+    assert segment_offline(img)[rim].mean() > 0.9
+
+
 def test_score_image_cli_json(tmp_path):
     img, mask = _scene((255, 99, 71))
     Image.fromarray(img).save(tmp_path / "img.png")
