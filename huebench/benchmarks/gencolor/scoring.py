@@ -1137,13 +1137,35 @@ def segment_offline(
         reached[near[fg]] = True
         reached[0] = False
         fg = reached[near]
-    fg = ndimage.binary_closing(ndimage.binary_opening(fg, iterations=1), iterations=2)
-    keep = _largest_filled(fg)
-    if keep is None:
-        return np.zeros((h, w), dtype=bool)
+    box = _box(fg, _MORPHOLOGY_MARGIN)
+    keep = np.zeros((h, w), dtype=bool)
+    if box is None:
+        return keep
+    found = _largest_filled(ndimage.binary_closing(ndimage.binary_opening(fg[box], iterations=1), iterations=2))
+    if found is None:
+        return keep
+    keep[box] = found
     if shadow is None:
         return keep
     return _without_cast_shadow(img, lab, background, keep, shadow)
+
+
+#: the morphology (an opening of 1 and a closing of 2 iterations) reaches at most this many pixels
+#: past what it starts from: run on the candidates' bounding box grown by it, it gives the masks the
+#: whole image gives, at the cost of the box (a small object in a large image)
+_MORPHOLOGY_MARGIN = 4
+
+
+def _box(mask: NDArray[np.bool_], margin: int) -> tuple[slice, slice] | None:
+    """The bounding box of ``mask``'s pixels grown by ``margin`` (within the image); None if empty."""
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if not len(rows):
+        return None
+    h, w = mask.shape
+    return (
+        slice(max(int(rows[0]) - margin, 0), min(int(rows[-1]) + margin + 1, h)),
+        slice(max(int(cols[0]) - margin, 0), min(int(cols[-1]) + margin + 1, w)),
+    )
 
 
 def _largest_filled(fg: NDArray[np.bool_]) -> NDArray[np.bool_] | None:
@@ -1190,6 +1212,12 @@ def _without_cast_shadow(
     cast[mask] = darker & (distance < share * body) & (px.mean(axis=-1) > _SHADOW_MIN_LEVEL)
     # a cast shadow is a region; a band one or two pixels wide is the rim of a body that mirrors its
     # floor (under a coloured light, a fifth of the CSS3/X11 illuminant images lost it otherwise)
-    cast = ndimage.binary_opening(cast, iterations=1)
-    kept = _largest_filled(ndimage.binary_opening(mask & ~cast, iterations=1))
-    return mask if kept is None else kept
+    box = _box(mask, _MORPHOLOGY_MARGIN)
+    assert box is not None  # the mask has pixels: their median was read above
+    cast_box = ndimage.binary_opening(cast[box], iterations=1)
+    kept = _largest_filled(ndimage.binary_opening(mask[box] & ~cast_box, iterations=1))
+    if kept is None:
+        return mask
+    out = np.zeros_like(mask)
+    out[box] = kept
+    return out
