@@ -99,8 +99,8 @@ def test_offline_segmentation_keeps_a_grey_body_whose_shading_passes_the_backdro
     # a noisy backdrop raises the growth's level above its noise: the mask does not spill into it
     noisy = np.clip(img + np.random.default_rng(1).normal(0, 6, img.shape), 0, 255).astype(np.uint8)
     assert (segment_offline(noisy) & ~inside).sum() < 0.05 * inside.sum()
-    with pytest.raises(HuebenchError, match="grow in"):
-        segment_offline(img, grow=20.0)
+    with pytest.raises(HuebenchError, match="grow > 0"):
+        segment_offline(img, grow=0.0)
 
 
 @pytest.mark.parametrize(("albedo", "shadow_left_out"), [((0.6, 0.08, 0.06), True), ((0.3, 0.3, 0.3), False)])
@@ -129,6 +129,16 @@ def test_offline_segmentation_leaves_out_the_shadow_a_coloured_body_casts(albedo
         assert (without == with_shadow).all()
     with pytest.raises(HuebenchError, match="shadow in"):
         segment_offline(img, shadow=1.0)
+    # the same image as floats in [0, 1] is segmented alike (decoded as srgb_to_lab decodes it)
+    assert (segment_offline(img / 255.0) == without).all()
+
+
+def test_offline_segmentation_edge_cases():
+    # a threshold below the growth's level: the level is capped at the threshold, not refused
+    img = np.full((32, 32, 3), 128, np.uint8)
+    img[8:24, 8:24] = (150, 128, 128)
+    assert segment_offline(img, threshold=2.0)[10:22, 10:22].all()
+    assert segment_offline(np.zeros((0, 5, 3), np.uint8)).shape == (0, 5)  # no pixels, no object
 
 
 def test_the_shadow_step_keeps_a_rim_that_mirrors_the_floor():

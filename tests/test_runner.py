@@ -42,6 +42,9 @@ def test_the_cpu_vector_isa_is_the_widest_the_flags_list():
     assert cpu_vector_isa("flags\t\t: sse4_2 avx avx2 avx512f avx512bw\n") == "avx512f"
     assert cpu_vector_isa("Features : fp asimd\n") is None  # an ARM CPU: none of the x86 sets
     assert cpu_vector_isa("model name : no flags line\n") is None
+    # cores that differ: what every one of them has
+    mixed = "processor : 0\nflags : sse4_2 avx avx2 avx512f\n\nprocessor : 1\nflags : sse4_2 avx avx2\n"
+    assert cpu_vector_isa(mixed) == "avx2"
 
 
 def test_rerun_is_served_from_cache_with_zero_model_calls(tmp_path):

@@ -136,19 +136,20 @@ def _versions() -> dict[str, str]:
 
 
 def cpu_vector_isa(cpuinfo: str | None = None) -> str | None:
-    """The widest of :data:`_VECTOR_ISAS` among the CPU's flags (``cpuinfo``: the text of
-    /proc/cpuinfo, read when None); None where the flags cannot be read (not Linux) or list none."""
+    """The widest of :data:`_VECTOR_ISAS` that every processor's flags list (``cpuinfo``: the text
+    of /proc/cpuinfo, read when None); None where the flags cannot be read (not Linux) or list none."""
     if cpuinfo is None:
         try:
             cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
         except OSError:
             return None
-    flags: set[str] = set()
+    # the flags every processor lists: the instructions code may use on any core
+    flags: set[str] | None = None
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
         if key.strip() in ("flags", "Features"):
-            flags.update(value.split())
-    return next((isa for isa in _VECTOR_ISAS if isa in flags), None)
+            flags = set(value.split()) if flags is None else flags & set(value.split())
+    return next((isa for isa in _VECTOR_ISAS if flags and isa in flags), None)
 
 
 def _machine() -> dict[str, str | None]:

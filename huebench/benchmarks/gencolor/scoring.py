@@ -91,6 +91,7 @@ from huebench.color import (
     parse,
     srgb8_to_linear,
     srgb_to_lab,
+    srgb_to_linear,
     three_differences,
     xyz_to_lab,
     xyz_to_linear_rgb,
@@ -277,7 +278,9 @@ _NOISE_RING = 3
 #: :func:`segment_offline` leaves out the shadow the object casts on its backdrop: mask pixels
 #: darker than the backdrop whose chromaticity is nearer the backdrop's than this share of the
 #: body's own distance from it. Version 3: chosen by the leave-one-family-out table over 0.2–1.0
-#: on the tuning families' offline accuracy (docs/gencolor.md). None: the shadow stays
+#: on the tuning families' offline accuracy (docs/gencolor.md). The step opens the mask of such a
+#: body once more whether or not it finds a shadow (a corner or a one-pixel spur goes), as it was
+#: measured. None: no step, the shadow stays
 SEGMENT_SHADOW: float | None = 0.5
 #: a shadow pixel is this much darker than the backdrop model (L*)
 _SHADOW_DARKER = 3.0
@@ -1089,8 +1092,8 @@ def segment_offline(
     background, modelled from the image's ``border`` pixels (their top and bottom medians blended
     down the rows, or their overall median, whichever is nearer), grown into the connected pixels
     more than ``grow`` from it — or ``grow_noise`` × the 95th percentile of the border's own
-    distance from the model, where the border is noisier (hysteresis thresholding; ``grow=None``:
-    none); then opening/closing, the largest connected component and hole filling
+    distance from the model, where the border is noisier; never more than ``threshold``
+    (hysteresis thresholding; ``grow=None``: none); then opening/closing, the largest connected component and hole filling
     (scipy.ndimage); then, with ``shadow`` (a share; None: none), the shadow the object casts on
     its backdrop left out (:func:`_without_cast_shadow`). The growth (version 2,
     :data:`OFFLINE_SEGMENTATION`) finds the part of a grey, white or black body whose shading passes
@@ -1100,16 +1103,17 @@ def segment_offline(
 
     if (
         not threshold > 0
-        or (grow is not None and not 0 < grow <= threshold)
+        or (grow is not None and not grow > 0)
         or not grow_noise >= 0
         or (shadow is not None and not 0 < shadow < 1)
     ):
         raise HuebenchError(
-            "segment_offline: threshold must be > 0, grow in (0, threshold] or None, grow_noise ≥ 0 and "
-            f"shadow in (0, 1) or None; got threshold {threshold!r}, grow {grow!r}, grow_noise {grow_noise!r}, "
-            f"shadow {shadow!r}"
+            "segment_offline: threshold must be > 0, grow > 0 or None, grow_noise ≥ 0 and shadow in (0, 1) or "
+            f"None; got threshold {threshold!r}, grow {grow!r}, grow_noise {grow_noise!r}, shadow {shadow!r}"
         )
     img = np.asarray(image)
+    if img.ndim == 3 and 0 in img.shape[:2]:
+        return np.zeros(img.shape[:2], dtype=bool)  # no pixels: no object
     lab = srgb_to_lab(img)
     h, w = lab.shape[:2]
     ring = np.concatenate(
@@ -1197,7 +1201,8 @@ def _without_cast_shadow(
 
     # the mask's pixels only (N×3): the backdrop model is a blend down the rows, converted once
     model = np.broadcast_to(background, lab.shape)[mask]
-    px = srgb8_to_linear(img[mask])
+    # decoded as srgb_to_lab decoded the image: 8-bit codes, else floats in [0, 1]
+    px = srgb8_to_linear(img[mask]) if img.dtype == np.uint8 else srgb_to_linear(img[mask])
     backdrop = np.clip(xyz_to_linear_rgb(lab_to_xyz(model)), 1e-4, None)
 
     def chromaticity(x: NDArray[np.float64]) -> NDArray[np.float64]:
