@@ -1366,3 +1366,13 @@ def test_a_floor_below_zero_is_one_test_for_the_veil_and_the_band():
     for name, bad in (("veil_floor_errors", -1.0), ("band_floor_errors", float("nan"))):
         with pytest.raises(HuebenchError, match=f"^{name} must be a finite number of standard errors"):
             rf.check_floor_errors(name, bad)
+
+
+def test_mask_box_is_the_masks_bounding_box_grown_within_the_image():
+    m = np.zeros((10, 12), bool)
+    m[3:5, 2:9] = True
+    assert rf.mask_box(m) == (slice(3, 5), slice(2, 9))
+    assert rf.mask_box(m, 2) == (slice(1, 7), slice(0, 11))  # clipped at the left edge
+    assert rf.mask_box(m, 20) == (slice(0, 10), slice(0, 12))
+    assert m[rf.mask_box(m)].all() and m[rf.mask_box(m, 2)].sum() == m.sum()
+    assert rf.mask_box(np.zeros((4, 4), bool), 1) is None

@@ -28,7 +28,7 @@ The pieces:
   every pixel back on the albedo's diffuse line, whose saturation :func:`albedo_saturation`
   estimates);
 - :func:`main_color_pixels`: the pixels of a surface's main colour (by chromaticity);
-- helpers: :func:`mask_depth`, :func:`smooth_within`, :func:`fit_sample`.
+- helpers: :func:`mask_depth`, :func:`mask_box`, :func:`smooth_within`, :func:`fit_sample`.
 
 A new method is one function and one entry in its table; ``perf/scorer_study.py`` compares
 methods and settings by name. The defaults below are GenColorBench's scorer's
@@ -127,6 +127,7 @@ __all__ = [
     "line_shows_curve",
     "looks_glossy",
     "main_color_pixels",
+    "mask_box",
     "mask_depth",
     "neutral_highlights",
     "rank_correlation",
@@ -462,6 +463,19 @@ def chroma_quantile(rgb8: NDArray[np.uint8], q: float) -> float:
     return float(stats.quantile(np.hypot(lab[:, 1], lab[:, 2]), q))
 
 
+def mask_box(mask: NDArray[np.bool_], margin: int = 0) -> tuple[slice, slice] | None:
+    """The bounding box of a 2-D mask's pixels grown by ``margin`` on every side (within the
+    image), as the slices that crop it; None for an empty mask."""
+    m = np.asarray(mask, dtype=bool)
+    rows, cols = np.flatnonzero(m.any(axis=1)), np.flatnonzero(m.any(axis=0))
+    if not len(rows):
+        return None
+    return (
+        slice(max(int(rows[0]) - margin, 0), min(int(rows[-1]) + margin + 1, m.shape[0])),
+        slice(max(int(cols[0]) - margin, 0), min(int(cols[-1]) + margin + 1, m.shape[1])),
+    )
+
+
 def grow_mask(mask: NDArray[np.bool_], pixels: int) -> NDArray[np.bool_]:
     """``scipy.ndimage.binary_dilation(mask, iterations=pixels)`` of a 2-D mask, ``pixels`` ≥ 1
     (the 4-neighbour cross, nothing beyond the border): the pixels within ``pixels`` steps of the
@@ -530,12 +544,11 @@ def smooth_within(
     are smooth over the surface, stay.
     """
     mask = np.asarray(mask, dtype=bool)
-    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    if len(rows):  # only the mask's box and the kernel's reach matter: outside it every weight is 0
-        reach = int(4.0 * sigma + 0.5) + 1  # scipy's kernel radius (truncate 4) and one more
-        r0, r1 = max(rows[0] - reach, 0), min(rows[-1] + reach + 1, mask.shape[0])
-        c0, c1 = max(cols[0] - reach, 0), min(cols[-1] + reach + 1, mask.shape[1])
-        image, mask = np.asarray(image)[r0:r1, c0:c1], mask[r0:r1, c0:c1]
+    # only the mask's box and the kernel's reach matter: outside it every weight is 0 (the reach:
+    # scipy's kernel radius, truncate 4, and one more)
+    box = mask_box(mask, int(4.0 * sigma + 0.5) + 1)
+    if box is not None:
+        image, mask = np.asarray(image)[box], mask[box]
     where = np.flatnonzero(mask)
     if sample is not None:
         where = where[sample]

@@ -138,6 +138,7 @@ from huebench.color.reflectance import (
     light_colour,
     lightness_varies,
     main_color_pixels,
+    mask_box,
     mask_depth,
     neutral_highlights,
     remove_specular,
@@ -1141,7 +1142,7 @@ def segment_offline(
         reached[near[fg]] = True
         reached[0] = False
         fg = reached[near]
-    box = _box(fg, _MORPHOLOGY_MARGIN)
+    box = mask_box(fg, _MORPHOLOGY_MARGIN)
     keep = np.zeros((h, w), dtype=bool)
     if box is None:
         return keep
@@ -1158,18 +1159,6 @@ def segment_offline(
 #: past what it starts from: run on the candidates' bounding box grown by it, it gives the masks the
 #: whole image gives, at the cost of the box (a small object in a large image)
 _MORPHOLOGY_MARGIN = 4
-
-
-def _box(mask: NDArray[np.bool_], margin: int) -> tuple[slice, slice] | None:
-    """The bounding box of ``mask``'s pixels grown by ``margin`` (within the image); None if empty."""
-    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    if not len(rows):
-        return None
-    h, w = mask.shape
-    return (
-        slice(max(int(rows[0]) - margin, 0), min(int(rows[-1]) + margin + 1, h)),
-        slice(max(int(cols[0]) - margin, 0), min(int(cols[-1]) + margin + 1, w)),
-    )
 
 
 def _largest_filled(fg: NDArray[np.bool_]) -> NDArray[np.bool_] | None:
@@ -1217,7 +1206,7 @@ def _without_cast_shadow(
     cast[mask] = darker & (distance < share * body) & (px.mean(axis=-1) > _SHADOW_MIN_LEVEL)
     # a cast shadow is a region; a band one or two pixels wide is the rim of a body that mirrors its
     # floor (under a coloured light, a fifth of the CSS3/X11 illuminant images lost it otherwise)
-    box = _box(mask, _MORPHOLOGY_MARGIN)
+    box = mask_box(mask, _MORPHOLOGY_MARGIN)
     assert box is not None  # the mask has pixels: their median was read above
     cast_box = ndimage.binary_opening(cast[box], iterations=1)
     kept = _largest_filled(ndimage.binary_opening(mask[box] & ~cast_box, iterations=1))
