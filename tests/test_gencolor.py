@@ -75,20 +75,31 @@ def test_offline_segmentation_finds_a_plain_object():
     assert segment_offline(blank).sum() == 0
 
 
+def _shaded_sphere(cy: float, r: float):
+    """A 48 px sphere of radius ``r`` centred at (23.5, ``cy``), lit from the upper left: its pixels,
+    their y on the sphere (−1 top, 1 bottom) and their Lambert shading in [0, 1]."""
+    yy, xx = np.mgrid[0:48, 0:48]
+    x, y = (xx - 23.5) / r, (yy - cy) / r
+    inside = x**2 + y**2 < 1
+    z = np.sqrt(np.clip(1 - x**2 - y**2, 0, 1))
+    return inside, y, np.clip((-x - y + 1.4 * z) / np.sqrt(2 + 1.4**2), 0, 1)
+
+
+def _noisy8(lin, seed=0):
+    """Linear RGB to 8-bit sRGB with σ 1.5 codes of sensor noise."""
+    from huebench.color import linear_to_srgb8
+
+    img = linear_to_srgb8(lin)
+    return np.clip(img + np.random.default_rng(seed).normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+
+
 def test_offline_segmentation_keeps_a_grey_body_whose_shading_passes_the_backdrops_lightness():
     # a grey Lambert sphere lit from the upper left on a mid-grey backdrop: a band of its shading
     # has the backdrop's lightness, which the threshold alone cut out of the mask (version 2 grows
     # the object into it)
-    from huebench.color import linear_to_srgb8
-
-    yy, xx = np.mgrid[0:48, 0:48]
-    x, y = (xx - 23.5) / 15.0, (yy - 23.5) / 15.0
-    inside = x**2 + y**2 < 1
-    z = np.sqrt(np.clip(1 - x**2 - y**2, 0, 1))
-    shade = np.clip((-x - y + 1.4 * z) / np.sqrt(2 + 1.4**2), 0, 1)
+    inside, _, shade = _shaded_sphere(23.5, 15.0)
     lin = np.where(inside, 0.5 * (0.08 + 0.92 * shade), 0.18)
-    img = linear_to_srgb8(np.repeat(lin[..., None], 3, axis=2))
-    img = np.clip(img + np.random.default_rng(0).normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+    img = _noisy8(np.repeat(lin[..., None], 3, axis=2))
 
     def iou(seg):
         return (seg & inside).sum() / (seg | inside).sum()
@@ -109,18 +120,12 @@ def test_offline_segmentation_leaves_out_the_shadow_a_coloured_body_casts(albedo
     # is darker than the floor and of its chromaticity. A red body's is left out (version 3); a
     # grey body has the floor's chromaticity too, so nothing tells its shade from its shadow and
     # its mask stays as version 2 made it
-    from huebench.color import linear_to_srgb8
-
+    inside, _, shade = _shaded_sphere(20.5, 13.0)
     yy, xx = np.mgrid[0:48, 0:48]
-    x, y = (xx - 23.5) / 13.0, (yy - 20.5) / 13.0
-    inside = x**2 + y**2 < 1
-    z = np.sqrt(np.clip(1 - x**2 - y**2, 0, 1))
-    shade = np.clip((-x - y + 1.4 * z) / np.sqrt(2 + 1.4**2), 0, 1)
     cast = np.clip(1.3 - np.hypot((xx - 31.0) / 12.0, (yy - 36.0) / 5.0), 0, 1) ** 0.7
     floor = 0.35 * (1 - 0.6 * cast)
     body = np.asarray(albedo) * (0.08 + 0.92 * shade[..., None])
-    img = linear_to_srgb8(np.where(inside[..., None], body, floor[..., None] * np.ones(3)))
-    img = np.clip(img + np.random.default_rng(0).normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+    img = _noisy8(np.where(inside[..., None], body, floor[..., None] * np.ones(3)))
     with_shadow, without = segment_offline(img, shadow=None), segment_offline(img)
     assert (with_shadow & ~inside).sum() > 150  # version 2: the shadow joins the body
     if shadow_left_out:
@@ -146,18 +151,11 @@ def test_the_shadow_step_keeps_a_rim_that_mirrors_the_floor():
     # chromaticity): a band, not a cast shadow, so it stays in the mask (the rim test reads it)
     from scipy import ndimage
 
-    from huebench.color import linear_to_srgb8
-
-    yy, xx = np.mgrid[0:48, 0:48]
-    x, y = (xx - 23.5) / 13.0, (yy - 20.5) / 13.0
-    inside = x**2 + y**2 < 1
-    z = np.sqrt(np.clip(1 - x**2 - y**2, 0, 1))
-    shade = np.clip((-x - y + 1.4 * z) / np.sqrt(2 + 1.4**2), 0, 1)
+    inside, y, shade = _shaded_sphere(20.5, 13.0)
     body = np.asarray((0.6, 0.08, 0.06)) * (0.08 + 0.92 * shade[..., None])
     rim = inside & ~ndimage.binary_erosion(inside, iterations=2) & (y > 0.3)
     body[rim] = 0.2  # grey, darker than the floor's 0.35
-    img = linear_to_srgb8(np.where(inside[..., None], body, 0.35))
-    img = np.clip(img + np.random.default_rng(0).normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+    img = _noisy8(np.where(inside[..., None], body, 0.35))
     assert rim.sum() > 30 and (segment_offline(img) == segment_offline(img, shadow=None)).all()
     assert segment_offline(img)[rim].mean() > 0.9
 

@@ -206,7 +206,6 @@ def test_real_photographs_get_no_invented_colour_and_reject_far_colours():
 
 def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
     pytest.importorskip("mitsuba")
-    from huebench.runs.runner import evaluate
 
     cfg = ColorScorer("iscc-nbs-l2").config()
     assert cfg["version"] == SCORER_VERSION
@@ -235,9 +234,7 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
     } <= set(cfg)
     assert cfg["veil_color"] is False and cfg["frame_cuts"] is True and cfg["peel"] == 6.0 and cfg["curve_turn"] == 0.5
     out = tmp_path / "d"
-    evaluate(
-        "gencolor-diagnostic", "none", out=out, no_cache=True, progress=False, quick=True, limit=2, family="analytic"
-    )
+    _diagnose(out, limit=2, family="analytic")
     import json
 
     from huebench.benchmarks.gencolor.scoring import OFFLINE_SEGMENTATION
@@ -253,31 +250,10 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         scorer["offline_segmentation"] = {"version": 1, "threshold": 12.0, "grow": None}
     (out / "config.json").write_text(json.dumps(earlier))
     with pytest.raises(HuebenchError, match=r"cannot resume: benchmark options \(scorer_config\)"):
-        evaluate(
-            "gencolor-diagnostic",
-            "none",
-            out=out,
-            no_cache=True,
-            progress=False,
-            quick=True,
-            limit=2,
-            family="analytic",
-            resume=True,
-        )
+        _diagnose(out, limit=2, family="analytic", resume=True)
     (out / "config.json").write_text(json.dumps(config))
     with pytest.raises(HuebenchError, match=r"cannot resume: benchmark options \(candidate_rule, scorer_config\)"):
-        evaluate(
-            "gencolor-diagnostic",
-            "none",
-            out=out,
-            no_cache=True,
-            progress=False,
-            quick=True,
-            limit=2,
-            family="analytic",
-            candidate_rule="same",
-            resume=True,
-        )
+        _diagnose(out, limit=2, family="analytic", candidate_rule="same", resume=True)
 
 
 def _diagnose(out, **options):
