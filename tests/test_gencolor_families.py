@@ -256,6 +256,37 @@ def test_scorer_config_is_whole_and_resume_refuses_another(tmp_path):
         _diagnose(out, limit=2, family="analytic", candidate_rule="same", resume=True)
 
 
+def test_a_diagnostic_that_renders_is_not_resumed_on_another_machine(tmp_path):
+    pytest.importorskip("mitsuba")
+    import json
+
+    out = tmp_path / "rendered"
+    _diagnose(out, limit=1, family="mitsuba")
+    config = json.loads((out / "config.json").read_text())
+    assert config["machine_dependence"].startswith("1 of its 1 images are Mitsuba renders")
+    isa = config["machine"]["cpu_vector_isa"]
+    moved = json.loads(json.dumps(config))
+    moved["machine"]["cpu_vector_isa"] = "sse4_2" if isa != "sse4_2" else "avx2"
+    (out / "config.json").write_text(json.dumps(moved))
+    with pytest.raises(HuebenchError) as err:
+        _diagnose(out, limit=1, family="mitsuba", resume=True)
+    message = str(err.value)
+    assert "\n" not in message and "cannot resume: the machine differs from its config.json" in message
+    assert f"cpu_vector_isa '{moved['machine']['cpu_vector_isa']}' → " in message and "Mitsuba renders" in message
+    # a run begun before config.json recorded the machine cannot be checked: it resumes
+    del moved["machine"]
+    (out / "config.json").write_text(json.dumps(moved))
+    assert _diagnose(out, limit=1, family="mitsuba", resume=True).stats["resumed_from_records"] == 1
+    # analytic images are the same on every machine: such a run resumes on another
+    flat = tmp_path / "analytic"
+    _diagnose(flat, limit=2, family="analytic")
+    config = json.loads((flat / "config.json").read_text())
+    assert config["machine_dependence"] is None
+    config["machine"]["cpu_vector_isa"] = "sse4_2" if isa != "sse4_2" else "avx2"
+    (flat / "config.json").write_text(json.dumps(config))
+    assert _diagnose(flat, limit=2, family="analytic", resume=True).stats["resumed_from_records"] == 2
+
+
 def _diagnose(out, **options):
     """A quick diagnostic run through the Python API, no cache, no progress."""
     from huebench.runs.runner import evaluate

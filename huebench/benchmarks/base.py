@@ -276,6 +276,12 @@ class Benchmark(ABC):
         """Options after defaults, as stored in ``config.json``."""
         return dict(self.options)
 
+    def machine_dependence(self, samples: Sequence[Sample]) -> str | None:
+        """Why these samples' results depend on the machine (config.json's ``machine``: its system,
+        architecture and vector instructions), or None where they do not: ``--resume`` on another
+        machine is then refused, since the run would mix results of two machines."""
+        return None
+
     def check_model(self, model: Model) -> Capability | None:
         """The capability this run will use (the first one offered, in the benchmark's order); an
         override returns None where the run needs none of the model (a scorer-only diagnostic)."""

@@ -265,6 +265,8 @@ def _check_resumable(
         # other settings make other samples: the samples are named only when nothing else explains them
         if old_inputs.get("samples_sha256") != new_inputs["samples_sha256"] and not settings_differ:
             names.append(_changed_samples(previous, new_inputs["samples"], hashes))
+    if not names and new.get("machine_dependence"):
+        _check_same_machine(existing, new, run_dir)
     if names:
         head = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         verb = "differs" if len(names) == 1 and names[0] in (*_COMPARED, "model") else "differ"
@@ -273,6 +275,22 @@ def _check_resumable(
             + (f" (was → now: {'; '.join(values)})" if values else "")
             + "; to continue this run, give its original settings and inputs with --resume, "
             "or give the new ones a new --out folder"
+        )
+
+
+def _check_same_machine(existing: dict[str, Any], new: dict[str, Any], run_dir: Path) -> None:
+    """Refuse, in one line, to resume on another machine a run whose results depend on the machine
+    (:meth:`Benchmark.machine_dependence`): its records would mix two machines' results. A run
+    begun before config.json recorded the machine cannot be checked, and resumes."""
+    if "machine" not in existing:
+        return
+    old, now = existing.get("machine") or {}, new["machine"]
+    changed = [k for k in sorted({*old, *now}) if old.get(k, _MISSING) != now.get(k, _MISSING)]
+    if changed:
+        values = "; ".join(f"{k} {_shown(old.get(k, _MISSING))} → {_shown(now.get(k, _MISSING))}" for k in changed)
+        raise HuebenchError(
+            f"{run_dir}: cannot resume: the machine differs from its config.json (was → now: {values}) and "
+            f"{new['machine_dependence']}; resume it on the machine it began on, or start it again in a new --out folder"
         )
 
 
@@ -445,6 +463,7 @@ def run(opts: RunOptions, *, model: Model | None = None) -> RunResult:
         config = _config(opts, bench, model)
         config["capability"] = capability.value if capability is not None else None
         config["inputs"] = input_fingerprint(bench.input_paths(), samples, exclude=run_dir)
+        config["machine_dependence"] = bench.machine_dependence(samples)
         previous = read_records(records_path)
         if existing is not None:
             _check_resumable(existing, config, run_dir, previous, hashes)

@@ -233,6 +233,16 @@ class Diagnostic(Benchmark):
             n: {**sc.config(), "offline_segmentation": dict(OFFLINE_SEGMENTATION)} for n, sc in self.scorers.items()
         }
 
+    def machine_dependence(self, samples: Sequence[Sample]) -> str | None:
+        # a sample with a Mitsuba lighting is rendered here (every family's renders name theirs)
+        rendered = sum("lighting" in s.inputs for s in samples)
+        if not rendered:
+            return None
+        return (
+            f"{rendered} of its {len(samples)} images are Mitsuba renders, which the same release makes "
+            "differently on CPUs with other vector instructions (docs/gencolor.md)"
+        )
+
     def check_model(self, model: Model) -> Capability | None:
         # the scorer needs no model; a VLM, when given, also answers the VLM-as-judge questions
         return Capability.VLM if model.supports(Capability.VLM) else None
