@@ -146,6 +146,31 @@ def test_offline_segmentation_edge_cases():
     assert segment_offline(np.zeros((0, 5, 3), np.uint8)).shape == (0, 5)  # no pixels, no object
 
 
+def test_the_largest_component_is_filled_as_binary_fill_holes_fills_it():
+    # one labelling of the rest finds the holes that scipy's repeated dilations find: rings, holes
+    # that touch the border (not holes), diagonal leaks (4-connected, so a hole)
+    from scipy import ndimage
+
+    from huebench.benchmarks.gencolor.scoring import _largest_filled
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        fg = ndimage.binary_opening(rng.random((int(rng.integers(3, 40)), int(rng.integers(3, 40)))) < 0.6)
+        labels, n = ndimage.label(fg)
+        got = _largest_filled(fg)
+        if n == 0:
+            assert got is None
+            continue
+        sizes = np.bincount(labels.ravel())[1:]
+        want = ndimage.binary_fill_holes(labels == int(np.argmax(sizes)) + 1)
+        assert (got == want).all()
+    ring = np.zeros((9, 9), bool)
+    ring[2:7, 2:7] = True
+    ring[3:6, 3:6] = False
+    ring[4, 4] = True  # an island in the hole: filled with it
+    assert _largest_filled(ring)[2:7, 2:7].all() and _largest_filled(ring).sum() == 25
+
+
 def test_the_shadow_step_keeps_a_rim_that_mirrors_the_floor():
     # a red sphere whose lower rim, two pixels wide, mirrors the grey floor (darker than it, of its
     # chromaticity): a band, not a cast shadow, so it stays in the mask (the rim test reads it)

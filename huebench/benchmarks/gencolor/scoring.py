@@ -1168,8 +1168,15 @@ def _largest_filled(fg: NDArray[np.bool_]) -> NDArray[np.bool_] | None:
     labels, n = ndimage.label(fg)
     if n == 0:
         return None
-    sizes = ndimage.sum(fg, labels, index=range(1, n + 1))
-    return ndimage.binary_fill_holes(labels == (int(np.argmax(sizes)) + 1))
+    largest = labels == int(np.argmax(np.bincount(labels.ravel())[1:])) + 1
+    # its holes: the 4-connected parts of the rest that do not reach the border (what
+    # binary_fill_holes fills, found by one labelling instead of dilations repeated until stable)
+    rest, n_rest = ndimage.label(~largest)
+    edge = np.unique(np.concatenate([rest[0], rest[-1], rest[:, 0], rest[:, -1]]))
+    hole = np.ones(n_rest + 1, dtype=bool)
+    hole[edge] = False
+    hole[0] = False
+    return largest | hole[rest]
 
 
 def _without_cast_shadow(
@@ -1188,11 +1195,14 @@ def _without_cast_shadow(
     and keeps its mask; pixels below :data:`_SHADOW_MIN_LEVEL` (linear) have no chromaticity to read."""
     from scipy import ndimage
 
-    # the mask's pixels only (N×3): the backdrop model is a blend down the rows, converted once
-    model = np.broadcast_to(background, lab.shape)[mask]
+    # the backdrop model is a blend down the rows: one colour per row, converted once, then read
+    # at each mask pixel's row (N×3)
+    rows = np.nonzero(mask)[0]
+    model_rows = np.broadcast_to(background, (lab.shape[0], 1, 3))[:, 0]
+    model = model_rows[rows]
     # decoded as srgb_to_lab decoded the image: 8-bit codes, else floats in [0, 1]
     px = srgb8_to_linear(img[mask]) if img.dtype == np.uint8 else srgb_to_linear(img[mask])
-    backdrop = np.clip(xyz_to_linear_rgb(lab_to_xyz(model)), 1e-4, None)
+    backdrop = np.clip(xyz_to_linear_rgb(lab_to_xyz(model_rows)), 1e-4, None)[rows]
 
     def chromaticity(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return x / np.maximum(x.sum(axis=-1, keepdims=True), 1e-4)
