@@ -1352,3 +1352,46 @@ def test_the_product_family_lights_as_a_product_shot_does():
     with pytest.raises(HuebenchError, match="softbox > 0"):
         fam.shade("sphere", red, fam.Shading(highlight="softbox", strength=1.0), size=16)
     _lit_matte_bodies_show_their_truth([fam.make_image(s, size=48) for s in samples[:24] if s["material"] == "diffuse"])
+
+
+def test_the_reflections_family_mirrors_structured_surroundings():
+    """Made after version 25 and the offline segmentation's version 2, kept unseen for the next
+    change: Lambert bodies, matte or with a glossy coat, in skies, a room, a street and a forest —
+    the coat mirrors what lies behind the camera, the image shows what lies ahead of it."""
+    samples = fam.family_samples("reflections", L2)
+    assert len(samples) == 29 * len(fam.REFLECTION_SURROUNDINGS) == 174
+    assert "reflections" in fam.HELD_OUT_FAMILIES and fam.UNSEEN_FAMILIES == ("reflections",)
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    assert {s["surroundings"] for s in samples} == set(fam.REFLECTION_SURROUNDINGS)
+    assert {s["finish"] for s in samples} == set(fam.REFLECTION_FINISHES) and set(fam.ANALYTIC_SHAPES) == {
+        s["object"] for s in samples
+    }
+    assert sum(s["material"] == "glossy" for s in samples) == 116  # two of the three finishes
+    room = fam.REFLECTION_SURROUNDINGS["room"]
+    behind, ahead = np.array([[0.3, 0.2, 1.0]]), np.array([[0.0, 0.2, -1.0]])
+    window = room.radiance(behind / np.linalg.norm(behind))[0]
+    assert window.min() > 2.0 and np.allclose(room.radiance(ahead / np.linalg.norm(ahead))[0], room.horizon, atol=0.1)
+    assert np.allclose(room.radiance(np.array([[0.0, -1.0, 0.0]]))[0], room.ground)
+    # the Fibonacci directions: the irradiance of a uniform sky is its radiance, on every normal
+    dirs = fam._ENV_DIRECTIONS
+    assert np.allclose(np.linalg.norm(dirs, axis=1), 1.0) and abs(dirs.mean(axis=0)).max() < 1e-3
+    normals = np.array([[0, 0, 1.0], [0, 1.0, 0], [0.6, -0.8, 0]])
+    assert np.allclose(4 / len(dirs) * np.clip(normals @ dirs.T, 0, None).sum(axis=1), 1.0, atol=0.01)
+    red = (200, 40, 40)
+    matte = fam._reflections("sphere", red, "room", "matte", 48, 7)
+    gloss = fam._reflections("sphere", red, "room", "gloss", 48, 7)
+    assert np.array_equal(matte.mask, gloss.mask) and matte.truth == gloss.truth  # the light, not the coat
+    added = gloss.image.astype(float) - matte.image.astype(float)
+    from scipy import ndimage
+
+    # the backdrop is the same, the same noise on it (the body's anti-aliased edge apart)
+    assert not added[~ndimage.binary_dilation(gloss.mask, iterations=2)].any()
+    seen = (added[..., 1:].min(axis=2) > 40) & gloss.mask  # the window, mirrored: white on red
+    assert 0.003 < seen[gloss.mask].mean() < 0.2
+    rows, cols = np.nonzero(seen)
+    assert cols.mean() > np.nonzero(gloss.mask)[1].mean()  # behind the camera to its right: the body's right
+    again = fam.make_image(samples[3], size=48)
+    assert np.array_equal(again.image, fam.make_image(samples[3], size=48).image)  # deterministic
+    _lit_matte_bodies_show_their_truth([fam.make_image(s, size=48) for s in samples[:30] if s["material"] == "diffuse"])
+    sunset = fam._reflections("sphere", (255, 255, 255), "sunset", "matte", 48, 1)
+    assert sunset.truth[0] > sunset.truth[2] + 20  # a warm light on the lit face: the truth with it

@@ -60,7 +60,10 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   spent. ``product`` was made after version 25 with nothing scored on it until the offline
   segmentation's version 2 was fixed, which it judged once, with version 25's rules, and is spent:
   product-shot lighting — a softbox key mirrored as a window, a fill card, strip lights behind the
-  body, a contact shadow, white and black sweeps (:data:`PRODUCT_SETUPS`).
+  body, a contact shadow, white and black sweeps (:data:`PRODUCT_SETUPS`). ``reflections`` was
+  made after that and is kept unseen for the next change: matte and coated bodies in skies, a
+  room, a street and a forest (:data:`REFLECTION_SURROUNDINGS`), the coat mirroring what lies
+  behind the camera while the image shows what lies ahead.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -118,6 +121,8 @@ __all__ = [
     "PLAIN",
     "PROCESSING",
     "PRODUCT_SETUPS",
+    "REFLECTION_FINISHES",
+    "REFLECTION_SURROUNDINGS",
     "TONE_OPERATORS",
     "TRANSLUCENT_SETUPS",
     "UNSEEN_FAMILIES",
@@ -152,13 +157,14 @@ HELD_OUT_FAMILIES = (
     "bounce",
     "translucent",
     "product",
+    "reflections",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
 #: (``product`` judged the offline segmentation's version 2 and the scorer's version 25 once,
-#: 2026-12-03: none is kept unseen until a family is made after them)
-UNSEEN_FAMILIES: tuple[str, ...] = ()
+#: 2026-12-03; ``reflections`` was made after that and is kept for the next change)
+UNSEEN_FAMILIES: tuple[str, ...] = ("reflections",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -1451,6 +1457,181 @@ def _bounce_render(
     return KnownColorImage(image, mask, truth, plain=_mitsuba_image(obj, rgb3, lighting, "gray", size, spp, seed))
 
 
+# --- the ``reflections`` family: structured surroundings that glossy bodies mirror ---------------
+
+
+@dataclass(frozen=True)
+class Surroundings:
+    """An environment around a body, as linear RGB radiance by direction (y up, the camera on +z
+    looking towards −z): a sky from ``horizon`` to ``zenith``, a ``ground``, rectangles of other
+    radiance (windows, walls, signs, trees) at azimuth (0 straight ahead of the camera, ±π behind
+    it) and elevation ranges in radians, and an optional sun (a directional light the diffuse body
+    receives and a glossy one mirrors as a highlight)."""
+
+    zenith: tuple[float, float, float]
+    horizon: tuple[float, float, float]
+    ground: tuple[float, float, float]
+    #: (azimuth from, azimuth to, elevation from, elevation to, linear RGB), the later over the earlier
+    patches: tuple[tuple[float, float, float, float, tuple[float, float, float]], ...] = ()
+    sun: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    sun_dir: tuple[float, float, float] = (-0.45, 0.55, 0.70)
+    noise: float = 1.5  # sensor noise, σ in 8-bit sRGB levels
+    jpeg: int | None = None
+
+    def radiance(self, dirs: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The environment's radiance (…×3) seen along unit directions ``dirs`` (…×3)."""
+        y = np.clip(dirs[..., 1], -1.0, 1.0)
+        t = np.sqrt(np.clip(y, 0.0, 1.0))[..., None]
+        sky = np.asarray(self.horizon) * (1 - t) + np.asarray(self.zenith) * t
+        out = np.where((y >= 0)[..., None], sky, np.asarray(self.ground))
+        azimuth, elevation = np.arctan2(dirs[..., 0], -dirs[..., 2]), np.arcsin(y)
+        for a0, a1, e0, e1, rgb in self.patches:
+            inside = (azimuth >= a0) & (azimuth <= a1) & (elevation >= e0) & (elevation <= e1)
+            out = np.where(inside[..., None], np.asarray(rgb), out)
+        return np.asarray(out, dtype=np.float64)
+
+
+_PI = float(np.pi)
+#: the held-out ``reflections`` family's surroundings (made on 2026-12-03 after scorer version 25,
+#: scored by nothing; kept unseen for the next version): what a glossy body mirrors is mostly
+#: behind the camera (azimuth ±π), what the image shows behind the body is ahead (azimuth 0) —
+#: unlike every earlier family's constant or two-tone surroundings
+REFLECTION_SURROUNDINGS: dict[str, Surroundings] = {
+    "clear-sky": Surroundings(
+        zenith=(0.12, 0.24, 0.55),
+        horizon=(0.45, 0.55, 0.70),
+        ground=(0.22, 0.20, 0.17),
+        sun=(1.6, 1.5, 1.35),
+    ),
+    "sunset": Surroundings(
+        zenith=(0.10, 0.12, 0.30),
+        horizon=(0.90, 0.50, 0.28),
+        ground=(0.08, 0.07, 0.07),
+        patches=((-2.4, -1.2, -0.05, 0.12, (0.30, 0.16, 0.12)),),  # a dark ridge on the horizon
+        sun=(1.3, 0.85, 0.55),
+        sun_dir=(-0.80, 0.20, 0.56),
+    ),
+    "overcast": Surroundings(
+        zenith=(0.80, 0.82, 0.86),
+        horizon=(0.70, 0.72, 0.75),
+        ground=(0.20, 0.20, 0.19),
+        noise=2.5,
+    ),
+    "room": Surroundings(
+        zenith=(0.62, 0.60, 0.56),  # ceiling
+        horizon=(0.48, 0.42, 0.34),  # warm walls
+        ground=(0.30, 0.18, 0.09),  # a wooden floor
+        patches=(
+            (2.0, _PI, 0.05, 0.75, (2.4, 2.5, 2.7)),  # a window behind the camera, to its right
+            (-_PI, -2.8, 0.05, 0.75, (2.4, 2.5, 2.7)),
+            (-1.4, -1.0, 0.15, 0.35, (2.6, 2.0, 1.2)),  # a warm lamp at the left
+            (0.4, 1.2, -0.6, -0.1, (0.10, 0.25, 0.45)),  # a blue sofa ahead, to the right
+        ),
+    ),
+    "street": Surroundings(
+        zenith=(0.35, 0.45, 0.70),
+        horizon=(0.55, 0.60, 0.70),
+        ground=(0.09, 0.09, 0.10),  # asphalt
+        patches=(
+            (-_PI, -1.6, 0.0, 0.9, (0.32, 0.31, 0.30)),  # buildings on both sides
+            (1.6, _PI, 0.0, 0.9, (0.28, 0.29, 0.32)),
+            (2.3, 2.8, 0.2, 0.45, (1.2, 0.08, 0.06)),  # a red sign behind the camera
+            (-2.6, -2.1, 0.3, 0.5, (1.1, 0.85, 0.05)),  # a yellow one
+            (-1.6, -0.9, 0.0, 0.6, (0.15, 0.30, 0.35)),  # tinted glass
+        ),
+        sun=(1.0, 0.96, 0.9),
+        sun_dir=(0.55, 0.70, 0.45),
+        jpeg=90,
+    ),
+    "forest": Surroundings(
+        zenith=(0.10, 0.22, 0.06),  # the canopy
+        horizon=(0.14, 0.20, 0.08),
+        ground=(0.16, 0.11, 0.05),  # leaf litter
+        patches=(
+            (2.2, 2.7, 0.6, 1.0, (1.6, 1.7, 1.8)),  # gaps of sky in the canopy
+            (-2.9, -2.5, 0.8, 1.2, (1.6, 1.7, 1.8)),
+            (-0.6, -0.4, -0.2, 0.9, (0.12, 0.08, 0.05)),  # a trunk ahead
+        ),
+        sun=(0.9, 0.85, 0.65),
+        sun_dir=(0.30, 0.80, 0.52),
+    ),
+}
+#: the bodies' finishes: (material, coat strength, coat roughness) — a dielectric coat (F0 0.04,
+#: Schlick) mirroring the surroundings, blurred by the roughness, over a Lambert body
+REFLECTION_FINISHES: dict[str, tuple[str, float, float]] = {
+    "matte": ("diffuse", 0.0, 0.0),
+    "gloss": ("glossy", 1.0, 0.03),
+    "satin": ("glossy", 1.0, 0.2),
+}
+
+
+def _sphere_directions(n: int) -> NDArray[np.float64]:
+    """``n`` directions spread evenly over the sphere (a Fibonacci lattice)."""
+    i = np.arange(n) + 0.5
+    y = 1 - 2 * i / n
+    r = np.sqrt(1 - y**2)
+    phi = i * _PI * (3 - np.sqrt(5.0))
+    return np.stack([r * np.cos(phi), y, r * np.sin(phi)], axis=-1)
+
+
+_ENV_DIRECTIONS = _sphere_directions(1024)
+#: the coat's blur: unit-variance offsets added, scaled by the roughness, to each mirror direction
+_COAT_JITTER = np.random.default_rng(20261203).normal(size=(24, 3))
+
+
+def _reflections(shape: str, rgb: Sequence[int], env: str, finish: str, size: int, seed: int) -> KnownColorImage:
+    """A Lambert body, with or without a glossy coat, in structured surroundings: its diffuse light
+    the surroundings' irradiance (and the sun's), its coat mirroring them (Schlick's Fresnel, the
+    mirror direction blurred by the coat's roughness) and the sun as a GGX highlight, its backdrop
+    the surroundings seen past it. The truth is the albedo under the light the lit face receives
+    (a white diffuse body of the same shape in the same place)."""
+    sur = REFLECTION_SURROUNDINGS[env]
+    _, strength, roughness = REFLECTION_FINISHES[finish]
+    rng = np.random.default_rng(seed)
+    n = 2 * size  # 2× supersampling, as :func:`shade`
+    z, inside = _height_field(shape, n, rng)
+    nrm = _normals(z, n)[inside]
+    sky_light = sur.radiance(_ENV_DIRECTIONS)
+    irradiance = 4.0 / len(_ENV_DIRECTIONS) * (np.clip(nrm @ _ENV_DIRECTIONS.T, 0.0, None) @ sky_light)
+    sun_dir = np.asarray(sur.sun_dir) / np.linalg.norm(sur.sun_dir)
+    cos_sun = np.clip(nrm @ sun_dir, 0.0, None)
+    irradiance = irradiance + cos_sun[:, None] * np.asarray(sur.sun)
+    radiance = irradiance * srgb8_to_linear(rgb)
+    if strength:
+        view = np.array([0.0, 0.0, 1.0])
+        cos_o = np.clip(nrm[:, 2], 1e-3, None)
+        mirror = 2 * cos_o[:, None] * nrm - view
+        blurred = mirror[:, None, :] + roughness * _COAT_JITTER[None]
+        blurred /= np.linalg.norm(blurred, axis=-1, keepdims=True)
+        fresnel = 0.04 + 0.96 * (1 - cos_o) ** 5
+        radiance = radiance + strength * fresnel[:, None] * sur.radiance(blurred).mean(axis=1)
+        half = sun_dir + view
+        half /= np.linalg.norm(half)
+        a = max(roughness, 0.05)
+        cos_h = np.clip(nrm @ half, 0.0, 1.0)
+        d = a**2 / (_PI * (cos_h**2 * (a**2 - 1) + 1) ** 2)
+        k = a / 2
+        g = (cos_sun / (cos_sun * (1 - k) + k + 1e-9)) * (cos_o / (cos_o * (1 - k) + k))
+        f = 0.04 + 0.96 * (1 - float(np.clip(half @ view, 0.0, 1.0))) ** 5
+        spec = strength * _PI * d * g * f / (4 * np.maximum(cos_sun * cos_o, 1e-6)) * cos_sun
+        radiance = radiance + spec[:, None] * np.asarray(sur.sun)
+    v, u = np.mgrid[1 : -1 : n * 1j, -1 : 1 : n * 1j]
+    reach = np.tan(np.radians(20.0))  # a 40° field of view behind the body
+    rays = np.stack([u * reach, v * reach, -np.ones_like(u)], axis=-1)
+    image = sur.radiance(rays / np.linalg.norm(rays, axis=-1, keepdims=True))
+    white = image.copy()
+    image[inside], white[inside] = radiance, irradiance
+    exposure = 1.0 / max(float(np.quantile(irradiance @ _LUMA, 0.9)), 1e-6)  # grey-card exposure
+    image = image.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
+    white = white.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
+    mask = inside.reshape(size, 2, size, 2).mean(axis=(1, 3)) >= 0.5
+    light = _lit_light(white * exposure, mask, 1.0)
+    truth = _rgb3(linear_to_srgb8(np.clip(srgb8_to_linear(rgb) * light, 0.0, 1.0)))
+    srgb = np.asarray(linear_to_srgb(np.clip(image * exposure, 0.0, None)), dtype=np.float64)
+    out = _noisy8(srgb, sur.noise, np.random.default_rng(seed + 1))
+    return KnownColorImage(_jpeg(out, sur.jpeg) if sur.jpeg else out, mask, truth)
+
+
 # --- the families' samples and images ----------------------------------------------------------
 
 
@@ -1613,6 +1794,19 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                         "step": names[(h + 2 * i + 1) % len(names)],
                     }
                 )
+        elif family == "reflections":
+            for i, env in enumerate(REFLECTION_SURROUNDINGS):
+                finish = list(REFLECTION_FINISHES)[(h + i) % len(REFLECTION_FINISHES)]
+                out.append(
+                    {
+                        **base,
+                        "object": ANALYTIC_SHAPES[(h + 5 * i + 1) % len(ANALYTIC_SHAPES)],
+                        "surroundings": env,
+                        "finish": finish,
+                        "material": REFLECTION_FINISHES[finish][0],
+                        "step": env,
+                    }
+                )
         elif family in BODY_SETUPS:
             for i, (setup, (material, _)) in enumerate(BODY_SETUPS[family].items()):
                 shape = ANALYTIC_SHAPES[(h + i) % len(ANALYTIC_SHAPES)]  # every shape in turn
@@ -1760,6 +1954,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _bounce_analytic(inputs["object"], rgb, shading, inputs["surroundings"], size, s)
     if family == "bounce":
         return _bounce_render(inputs["object"], rgb, inputs["lighting"], inputs["surroundings"], size, spp, s % 100000)
+    if family == "reflections":
+        return _reflections(inputs["object"], rgb, inputs["surroundings"], inputs["finish"], size, s)
     if family in DRAWN_SETUPS:
         return _illustrated(inputs["object"], rgb, DRAWN_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "illuminant":
