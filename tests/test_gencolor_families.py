@@ -1390,6 +1390,39 @@ def test_the_reflections_family_mirrors_structured_surroundings():
     assert 0.003 < seen[gloss.mask].mean() < 0.2
     rows, cols = np.nonzero(seen)
     assert cols.mean() > np.nonzero(gloss.mask)[1].mean()  # behind the camera to its right: the body's right
+    # the backdrop is what lies ahead: the room's wooden floor at the lower left, its blue sofa at
+    # the lower right (behind the camera there is a window), the clear sky bluer above than below
+    backdrop = matte.image.astype(float)
+    floor, sofa = backdrop[-3, 1:6].mean(axis=0), backdrop[-3, -6:-1].mean(axis=0)
+    assert floor[0] > floor[2] + 40 and sofa[2] > sofa[0] + 40
+    grey = (60, 60, 60)
+    sky_matte = fam._reflections("sphere", grey, "clear-sky", "matte", 48, 7)
+    sky = sky_matte.image.astype(float)
+    upper, lower = sky[1, 1:6].mean(axis=0), sky[-2, 1:6].mean(axis=0)
+    assert upper[2] > upper[0] + 30 and lower[0] > lower[2]  # blue sky above, the ground below
+    # the coat: the sky mirrored on the top of the body, the ground on its bottom; more at the rim
+    # (Fresnel) than head-on
+    coat = fam._reflections("sphere", grey, "clear-sky", "gloss", 48, 7).image.astype(float) - sky
+    rows = np.flatnonzero(sky_matte.mask.any(axis=1))
+    top, bottom = (
+        coat[rows[0] + 3][sky_matte.mask[rows[0] + 3]].mean(axis=0),
+        coat[rows[-1] - 3][sky_matte.mask[rows[-1] - 3]].mean(axis=0),
+    )
+    assert top[2] > top[0] + 5 and bottom[0] > bottom[2]
+    from huebench.color.reflectance import mask_depth
+
+    depth = mask_depth(sky_matte.mask)
+    overcast = fam._reflections("sphere", grey, "overcast", "gloss", 48, 7).image.astype(float) - fam._reflections(
+        "sphere", grey, "overcast", "matte", 48, 7
+    ).image.astype(float)
+    assert overcast[(depth >= 2) & (depth <= 3)].mean() > 1.5 * overcast[depth > 8].mean()
+    # the sun as a small glint, sharper on the gloss than on the satin
+    lit = fam._reflections("sphere", red, "clear-sky", "matte", 48, 7).image.astype(float)
+    glints = {}
+    for finish in ("gloss", "satin"):
+        made = fam._reflections("sphere", red, "clear-sky", finish, 48, 7)
+        glints[finish] = (made.image.astype(float) - lit)[..., 1:].min(axis=2)[made.mask]
+    assert 0.002 < (glints["gloss"] > 80).mean() < 0.03 and glints["gloss"].max() > glints["satin"].max() + 50
     again = fam.make_image(samples[3], size=48)
     assert np.array_equal(again.image, fam.make_image(samples[3], size=48).image)  # deterministic
     _lit_matte_bodies_show_their_truth([fam.make_image(s, size=48) for s in samples[:30] if s["material"] == "diffuse"])

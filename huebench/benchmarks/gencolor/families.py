@@ -62,8 +62,8 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   product-shot lighting — a softbox key mirrored as a window, a fill card, strip lights behind the
   body, a contact shadow, white and black sweeps (:data:`PRODUCT_SETUPS`). ``reflections`` was
   made after that and is kept unseen for the next change: matte and coated bodies in skies, a
-  room, a street and a forest (:data:`REFLECTION_SURROUNDINGS`), the coat mirroring what lies
-  behind the camera while the image shows what lies ahead.
+  room, a street and a forest (:data:`REFLECTION_SURROUNDINGS`), the coat mirroring nearly every
+  direction but the narrow view ahead that the image shows.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -101,6 +101,7 @@ from huebench.color.conversions import (
     srgb_to_linear,
 )
 from huebench.color.recolor import rotate_hue_hsv
+from huebench.color.reflectance import mask_depth
 from huebench.errors import HuebenchError
 
 __all__ = [
@@ -1493,9 +1494,10 @@ class Surroundings:
 
 _PI = float(np.pi)
 #: the held-out ``reflections`` family's surroundings (made on 2026-12-03 after scorer version 25,
-#: scored by nothing; kept unseen for the next version): what a glossy body mirrors is mostly
-#: behind the camera (azimuth ±π), what the image shows behind the body is ahead (azimuth 0) —
-#: unlike every earlier family's constant or two-tone surroundings
+#: scored by nothing; kept unseen for the next version): the image shows the 40° ahead of the
+#: camera (azimuth and elevation within ±0.35 rad), a glossy body mirrors nearly every other
+#: direction (half of them behind the camera) — unlike every earlier family's constant or
+#: two-tone surroundings
 REFLECTION_SURROUNDINGS: dict[str, Surroundings] = {
     "clear-sky": Surroundings(
         zenith=(0.12, 0.24, 0.55),
@@ -1507,7 +1509,7 @@ REFLECTION_SURROUNDINGS: dict[str, Surroundings] = {
         zenith=(0.10, 0.12, 0.30),
         horizon=(0.90, 0.50, 0.28),
         ground=(0.08, 0.07, 0.07),
-        patches=((-2.4, -1.2, -0.05, 0.12, (0.30, 0.16, 0.12)),),  # a dark ridge on the horizon
+        patches=((-2.4, 0.15, 0.0, 0.10, (0.05, 0.04, 0.05)),),  # a dark ridge on the horizon, ahead and left
         sun=(1.3, 0.85, 0.55),
         sun_dir=(-0.80, 0.20, 0.56),
     ),
@@ -1525,7 +1527,7 @@ REFLECTION_SURROUNDINGS: dict[str, Surroundings] = {
             (2.0, _PI, 0.05, 0.75, (2.4, 2.5, 2.7)),  # a window behind the camera, to its right
             (-_PI, -2.8, 0.05, 0.75, (2.4, 2.5, 2.7)),
             (-1.4, -1.0, 0.15, 0.35, (2.6, 2.0, 1.2)),  # a warm lamp at the left
-            (0.4, 1.2, -0.6, -0.1, (0.10, 0.25, 0.45)),  # a blue sofa ahead, to the right
+            (0.05, 1.2, -0.6, -0.1, (0.10, 0.25, 0.45)),  # a blue sofa ahead, to the right
         ),
     ),
     "street": Surroundings(
@@ -1537,7 +1539,7 @@ REFLECTION_SURROUNDINGS: dict[str, Surroundings] = {
             (1.6, _PI, 0.0, 0.9, (0.28, 0.29, 0.32)),
             (2.3, 2.8, 0.2, 0.45, (1.2, 0.08, 0.06)),  # a red sign behind the camera
             (-2.6, -2.1, 0.3, 0.5, (1.1, 0.85, 0.05)),  # a yellow one
-            (-1.6, -0.9, 0.0, 0.6, (0.15, 0.30, 0.35)),  # tinted glass
+            (-1.6, -0.1, 0.0, 0.6, (0.15, 0.30, 0.35)),  # tinted glass, ahead and left
         ),
         sun=(1.0, 0.96, 0.9),
         sun_dir=(0.55, 0.70, 0.45),
@@ -1550,7 +1552,7 @@ REFLECTION_SURROUNDINGS: dict[str, Surroundings] = {
         patches=(
             (2.2, 2.7, 0.6, 1.0, (1.6, 1.7, 1.8)),  # gaps of sky in the canopy
             (-2.9, -2.5, 0.8, 1.2, (1.6, 1.7, 1.8)),
-            (-0.6, -0.4, -0.2, 0.9, (0.12, 0.08, 0.05)),  # a trunk ahead
+            (-0.25, -0.12, -0.2, 0.9, (0.12, 0.08, 0.05)),  # a trunk ahead
         ),
         sun=(0.9, 0.85, 0.65),
         sun_dir=(0.30, 0.80, 0.52),
@@ -1576,7 +1578,10 @@ def _sphere_directions(n: int) -> NDArray[np.float64]:
 
 _ENV_DIRECTIONS = _sphere_directions(1024)
 #: the coat's blur: unit-variance offsets added, scaled by the roughness, to each mirror direction
-_COAT_JITTER = np.random.default_rng(20261203).normal(size=(24, 3))
+#: (in ± pairs: the blur does not lean any way)
+_COAT_JITTER = np.concatenate([(j := np.random.default_rng(20261203).normal(size=(12, 3))), -j])
+#: pixels per block of the irradiance sum (pixels × directions at once: bounded memory at any size)
+_IRRADIANCE_BLOCK = 4096
 
 
 def _reflections(shape: str, rgb: Sequence[int], env: str, finish: str, size: int, seed: int) -> KnownColorImage:
@@ -1592,7 +1597,12 @@ def _reflections(shape: str, rgb: Sequence[int], env: str, finish: str, size: in
     z, inside = _height_field(shape, n, rng)
     nrm = _normals(z, n)[inside]
     sky_light = sur.radiance(_ENV_DIRECTIONS)
-    irradiance = 4.0 / len(_ENV_DIRECTIONS) * (np.clip(nrm @ _ENV_DIRECTIONS.T, 0.0, None) @ sky_light)
+    irradiance = np.concatenate(
+        [
+            4.0 / len(_ENV_DIRECTIONS) * (np.clip(block @ _ENV_DIRECTIONS.T, 0.0, None) @ sky_light)
+            for block in np.array_split(nrm, max(1, -(-len(nrm) // _IRRADIANCE_BLOCK)))
+        ]
+    ).reshape(-1, 3)
     sun_dir = np.asarray(sur.sun_dir) / np.linalg.norm(sur.sun_dir)
     cos_sun = np.clip(nrm @ sun_dir, 0.0, None)
     irradiance = irradiance + cos_sun[:, None] * np.asarray(sur.sun)
@@ -1604,6 +1614,8 @@ def _reflections(shape: str, rgb: Sequence[int], env: str, finish: str, size: in
         blurred = mirror[:, None, :] + roughness * _COAT_JITTER[None]
         blurred /= np.linalg.norm(blurred, axis=-1, keepdims=True)
         fresnel = 0.04 + 0.96 * (1 - cos_o) ** 5
+        # the light the coat reflects does not reach the body beneath it
+        radiance = radiance * (1 - strength * fresnel)[:, None]
         radiance = radiance + strength * fresnel[:, None] * sur.radiance(blurred).mean(axis=1)
         half = sun_dir + view
         half /= np.linalg.norm(half)
@@ -1625,7 +1637,8 @@ def _reflections(shape: str, rgb: Sequence[int], env: str, finish: str, size: in
     image = image.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
     white = white.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
     mask = inside.reshape(size, 2, size, 2).mean(axis=(1, 3)) >= 0.5
-    light = _lit_light(white * exposure, mask, 1.0)
+    # the lit face read where the body covers whole pixels: the edge mixes in the backdrop
+    light = _lit_light(white * exposure, mask_depth(mask) > 2, 1.0)
     truth = _rgb3(linear_to_srgb8(np.clip(srgb8_to_linear(rgb) * light, 0.0, 1.0)))
     srgb = np.asarray(linear_to_srgb(np.clip(image * exposure, 0.0, None)), dtype=np.float64)
     out = _noisy8(srgb, sur.noise, np.random.default_rng(seed + 1))
