@@ -1423,6 +1423,14 @@ def test_the_reflections_family_mirrors_structured_surroundings():
         made = fam._reflections("sphere", red, "clear-sky", finish, 48, 7)
         glints[finish] = (made.image.astype(float) - lit)[..., 1:].min(axis=2)[made.mask]
     assert 0.002 < (glints["gloss"] > 80).mean() < 0.03 and glints["gloss"].max() > glints["satin"].max() + 50
+    # the satin coat blurs what it mirrors: the room's window has softer edges on it than on the gloss
+    room_matte = fam._reflections("sphere", grey, "room", "matte", 48, 7).image.astype(float)
+    edges = {}
+    for finish in ("gloss", "satin"):
+        made = fam._reflections("sphere", grey, "room", finish, 48, 7)
+        gy, gx = np.gradient((made.image.astype(float) - room_matte).mean(axis=2))
+        edges[finish] = np.quantile(np.hypot(gx, gy)[depth > 3], 0.99)
+    assert edges["gloss"] > 1.5 * edges["satin"]
     again = fam.make_image(samples[3], size=48)
     assert np.array_equal(again.image, fam.make_image(samples[3], size=48).image)  # deterministic
     _lit_matte_bodies_show_their_truth([fam.make_image(s, size=48) for s in samples[:30] if s["material"] == "diffuse"])
