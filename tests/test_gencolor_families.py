@@ -1360,6 +1360,7 @@ def test_the_reflections_family_mirrors_structured_surroundings():
     the coat mirrors what lies behind the camera, the image shows what lies ahead of it."""
     samples = fam.family_samples("reflections", L2)
     assert len(samples) == 29 * len(fam.REFLECTION_SURROUNDINGS) == 174
+    assert len(fam.family_samples("reflections", load_system("css3").colors)) == 6 * 147
     assert "reflections" in fam.HELD_OUT_FAMILIES and fam.UNSEEN_FAMILIES == ("reflections",)
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
     assert {s["surroundings"] for s in samples} == set(fam.REFLECTION_SURROUNDINGS)
