@@ -63,7 +63,9 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   body, a contact shadow, white and black sweeps (:data:`PRODUCT_SETUPS`). ``reflections`` was
   made after that and is kept unseen for the next change: matte and coated bodies in skies, a
   room, a street and a forest (:data:`REFLECTION_SURROUNDINGS`), the coat mirroring nearly every
-  direction but the narrow view ahead that the image shows.
+  direction but the narrow view ahead that the image shows. ``composited`` was made after it and is
+  kept unseen too: the analytic bodies as they are on backdrops a generator would put there —
+  bokeh, a gradient, paper, a drop shadow, the opposite hue, a tabletop (:data:`COMPOSITE_BACKDROPS`).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -81,6 +83,7 @@ docs/gencolor.md).
 
 from __future__ import annotations
 
+import colorsys
 import functools
 import hashlib
 import io
@@ -101,13 +104,15 @@ from huebench.color.conversions import (
     srgb_to_linear,
 )
 from huebench.color.recolor import rotate_hue_hsv
-from huebench.color.reflectance import mask_depth
+from huebench.color.reflectance import gaussian_blur, mask_depth
 from huebench.errors import HuebenchError
 
 __all__ = [
     "BODY_SETUPS",
     "BOUNCE_SURROUNDINGS",
     "CAMERA_PIPELINES",
+    "COMPOSITE_BACKDROPS",
+    "COMPOSITE_SETUPS",
     "ENCODING_PIPELINES",
     "FAMILIES",
     "FILTER_PIPELINES",
@@ -159,13 +164,15 @@ HELD_OUT_FAMILIES = (
     "translucent",
     "product",
     "reflections",
+    "composited",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
 #: (``product`` judged the offline segmentation's version 2 and the scorer's version 25 once,
-#: 2026-12-03; ``reflections`` was made after that and is kept for the next change)
-UNSEEN_FAMILIES: tuple[str, ...] = ("reflections",)
+#: 2026-12-03; ``reflections`` and ``composited`` were made after that: the next change is judged by
+#: one of them, and the other stays unseen for the change after it)
+UNSEEN_FAMILIES: tuple[str, ...] = ("reflections", "composited")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -1645,6 +1652,76 @@ def _reflections(shape: str, rgb: Sequence[int], env: str, finish: str, size: in
     return KnownColorImage(_jpeg(out, sur.jpeg) if sur.jpeg else out, mask, truth)
 
 
+# --- the ``composited`` family: analytic bodies on generator-like backdrops ---------------------
+
+#: the held-out ``composited`` family's backdrops (made on 2026-12-04 after scorer version 25 and
+#: ``reflections``, scored by nothing; kept unseen): what generators put behind an object, where
+#: every earlier family has a grey, white or black one or its own surroundings
+COMPOSITE_BACKDROPS = ("bokeh", "gradient", "paper", "drop-shadow", "complementary", "tabletop")
+#: the analytic set-ups the family's bodies take in turn (their own backdrop replaced)
+COMPOSITE_SETUPS = ("lambert", "phong-small", "oren-nayar-env", "ward-sharp", "phong-env", "oren-nayar-phong")
+#: the two-colour gradients' ends (display-linear RGB, top and bottom)
+_GRADIENTS = (
+    ((0.10, 0.35, 0.40), (0.85, 0.55, 0.40)),
+    ((0.25, 0.10, 0.35), (0.90, 0.45, 0.10)),
+    ((0.60, 0.75, 0.90), (0.95, 0.90, 0.70)),
+)
+
+
+def _composite_backdrop(
+    kind: str, inside: NDArray[np.bool_], rgb: Sequence[int], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """A display-linear backdrop (n×n×3) for a body whose supersampled silhouette is ``inside``."""
+    n = inside.shape[0]
+    y = np.linspace(0.0, 1.0, n)[:, None, None]
+    if kind == "bokeh":  # out-of-focus lights: soft discs of many colours on a dark ground
+        out = np.full((n, n, 3), 0.06)
+        yy, xx = np.mgrid[0:n, 0:n]
+        for _ in range(14):
+            cy, cx = rng.uniform(0, n, 2)
+            radius = rng.uniform(0.06, 0.18) * n
+            colour = srgb_to_linear(np.asarray(colorsys.hsv_to_rgb(rng.uniform(), 0.8, 1.0)))
+            disc = np.clip((radius - np.hypot(yy - cy, xx - cx)) / (0.15 * radius), 0.0, 1.0)
+            out = out + disc[..., None] * colour * rng.uniform(0.3, 1.0)
+        return np.asarray(out, dtype=np.float64)
+    if kind == "gradient":
+        top, bottom = (np.asarray(c) for c in _GRADIENTS[int(rng.integers(len(_GRADIENTS)))])
+        return np.asarray(np.broadcast_to(top * (1 - y) + bottom * y, (n, n, 3)), dtype=np.float64)
+    if kind == "paper":  # cream paper with fine grain
+        grain = 1.0 + 0.05 * gaussian_blur(rng.normal(size=(n, n)), 1.0)
+        return np.asarray((0.78, 0.72, 0.60)) * grain[..., None]
+    if kind == "drop-shadow":  # a light grey sweep, the body's own soft shadow down and to the right
+        shift = n // 12
+        shadow = np.zeros((n, n))
+        shadow[shift:, shift:] = inside[:-shift, :-shift]
+        shadow = gaussian_blur(shadow, n / 24)
+        return np.asarray(np.full((n, n, 3), 0.55) * (1.0 - 0.55 * shadow)[..., None], dtype=np.float64)
+    if kind == "complementary":  # a flat backdrop of the opposite hue, as a poster's
+        r, g, b = (float(v) / 255.0 for v in rgb)
+        hue = (colorsys.rgb_to_hsv(r, g, b)[0] + 0.5) % 1.0
+        flat = srgb_to_linear(np.asarray(colorsys.hsv_to_rgb(hue, 0.7, 0.8)))
+        return np.asarray(np.broadcast_to(flat, (n, n, 3)), dtype=np.float64)
+    if kind == "tabletop":  # a blue-grey wall over a wooden table, the edge behind the body
+        wall, table = np.asarray((0.30, 0.36, 0.45)), np.asarray((0.45, 0.25, 0.10))
+        return np.asarray(np.where(y > 0.62, table, wall) * np.ones((n, n, 1)), dtype=np.float64)
+    raise HuebenchError(f"unknown backdrop {kind!r}; available: {', '.join(COMPOSITE_BACKDROPS)}")
+
+
+def _composited(shape: str, rgb: Sequence[int], setup: str, backdrop: str, size: int, seed: int) -> KnownColorImage:
+    """An analytic body (:data:`ANALYTIC_SETUPS`, its own light and highlights) with its backdrop
+    replaced by one of :data:`COMPOSITE_BACKDROPS`, mixed in at the anti-aliased edge by coverage;
+    the backdrop lights nothing and the body reflects none of it. The truth is the albedo."""
+    s = replace(ANALYTIC_SETUPS[setup][1], backdrop=0.0)
+    radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
+    _, inside = _height_field(shape, 2 * size, np.random.default_rng(seed))  # the silhouette shade drew
+    coverage = inside.reshape(size, 2, size, 2).mean(axis=(1, 3))
+    back = _composite_backdrop(backdrop, inside, rgb, np.random.default_rng(seed + 2))
+    back = back.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
+    image = radiance * exposure + (1.0 - coverage)[..., None] * back
+    srgb = np.asarray(linear_to_srgb(np.clip(image, 0.0, None)), dtype=np.float64)
+    return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, _rgb3(rgb))
+
+
 # --- the families' samples and images ----------------------------------------------------------
 
 
@@ -1807,6 +1884,19 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
                         "step": names[(h + 2 * i + 1) % len(names)],
                     }
                 )
+        elif family == "composited":
+            for i, backdrop in enumerate(COMPOSITE_BACKDROPS):
+                setup = COMPOSITE_SETUPS[(h + i) % len(COMPOSITE_SETUPS)]
+                out.append(
+                    {
+                        **base,
+                        "object": ANALYTIC_SHAPES[(h + 5 * i + 4) % len(ANALYTIC_SHAPES)],
+                        "setup": setup,
+                        "backdrop": backdrop,
+                        "material": ANALYTIC_SETUPS[setup][0],
+                        "step": backdrop,
+                    }
+                )
         elif family == "reflections":
             for i, env in enumerate(REFLECTION_SURROUNDINGS):
                 finish = list(REFLECTION_FINISHES)[(h + i) % len(REFLECTION_FINISHES)]
@@ -1967,6 +2057,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _bounce_analytic(inputs["object"], rgb, shading, inputs["surroundings"], size, s)
     if family == "bounce":
         return _bounce_render(inputs["object"], rgb, inputs["lighting"], inputs["surroundings"], size, spp, s % 100000)
+    if family == "composited":
+        return _composited(inputs["object"], rgb, inputs["setup"], inputs["backdrop"], size, s)
     if family == "reflections":
         return _reflections(inputs["object"], rgb, inputs["surroundings"], inputs["finish"], size, s)
     if family in DRAWN_SETUPS:
