@@ -341,6 +341,24 @@ def _window(refl: NDArray[np.float64], d: NDArray[np.float64], radius: float) ->
     return np.where(facing > 0, edge(x, half_w) * edge(y, half_h), 0.0)
 
 
+def _schlick(cos: Any) -> Any:
+    """Schlick's Fresnel reflectance of a dielectric with n ≈ 1.5 (F0 0.04) at this cosine."""
+    return 0.04 + 0.96 * (1 - cos) ** 5
+
+
+def _ggx(cos_h: Any, cos_i: Any, cos_o: Any, cos_vh: Any, alpha: float, strength: float) -> Any:
+    """A GGX microfacet highlight (GGX normals, Smith–Schlick shadowing, Schlick's Fresnel on the
+    half vector's cosine to the view ``cos_vh``) of roughness ``alpha``, relative to the light's
+    irradiance at normal incidence; the cosines are of the normal to the half vector, the light
+    and the view."""
+    a2 = alpha**2
+    d = a2 / (np.pi * ((cos_h**2) * (a2 - 1) + 1) ** 2)
+    k = alpha / 2
+    g = (cos_i / (cos_i * (1 - k) + k + 1e-9)) * (cos_o / (cos_o * (1 - k) + k))
+    # × π: the diffuse term here is albedo × irradiance, i.e. Lambert's albedo / π scaled by π
+    return strength * np.pi * d * g * _schlick(cos_vh) / (4 * np.maximum(cos_i * cos_o, 1e-6)) * cos_i
+
+
 def shade(
     shape: str,
     albedo_rgb: Sequence[int] | NDArray[np.uint8],
@@ -424,15 +442,8 @@ def shade(
             spec = (
                 s.strength * np.exp(-tan2 / s.size**2) / (4 * s.size**2 * np.sqrt(np.maximum(cos_i * cos_o, 1e-6)))
             ) * cos_i
-        elif s.highlight == "ggx":  # microfacet: GGX normals, Smith–Schlick shadowing, Schlick Fresnel
-            a2 = s.size**2
-            d = a2 / (np.pi * ((cos_h**2) * (a2 - 1) + 1) ** 2)
-            k = s.size / 2
-            g = (cos_i / (cos_i * (1 - k) + k + 1e-9)) * (cos_o / (cos_o * (1 - k) + k))
-            cos_vh = np.clip(half @ view, 0.0, 1.0)  # the same for every pixel: view and light are fixed
-            f = 0.04 + 0.96 * (1 - cos_vh) ** 5
-            # × π: the diffuse term here is albedo × irradiance, i.e. Lambert's albedo / π scaled by π
-            spec = s.strength * np.pi * d * g * f / (4 * np.maximum(cos_i * cos_o, 1e-6)) * cos_i
+        elif s.highlight == "ggx":
+            spec = _ggx(cos_h, cos_i, cos_o, np.clip(half @ view, 0.0, 1.0), s.size, s.strength)
         elif s.highlight == "softbox":  # the softbox mirrored: a window where the reflected view ray meets it
             refl = 2 * cos_o[..., None] * nrm - view
             spec = s.strength * _window(refl, ldir, s.softbox)
@@ -445,7 +456,7 @@ def shade(
             raise HuebenchError(f"unknown highlight {s.highlight!r}: blinn-phong, ward, ggx or softbox")
         radiance = radiance + spec[..., None] * light
         if s.environment:  # a glossy body reflects its surroundings too (Schlick's Fresnel, n ≈ 1.5)
-            fresnel = 0.04 + 0.96 * (1 - cos_o) ** 5
+            fresnel = _schlick(cos_o)
             refl_y = 2 * cos_o * nrm[..., 1]  # y of the mirror direction of the view ray
             if tint is None:
                 env = np.where(refl_y > 0, sky, ground)
@@ -1620,19 +1631,14 @@ def _reflections(shape: str, rgb: Sequence[int], env: str, finish: str, size: in
         mirror = 2 * cos_o[:, None] * nrm - view
         blurred = mirror[:, None, :] + roughness * _COAT_JITTER[None]
         blurred /= np.linalg.norm(blurred, axis=-1, keepdims=True)
-        fresnel = 0.04 + 0.96 * (1 - cos_o) ** 5
+        fresnel = _schlick(cos_o)
         # the light the coat reflects does not reach the body beneath it
         radiance = radiance * (1 - strength * fresnel)[:, None]
         radiance = radiance + strength * fresnel[:, None] * sur.radiance(blurred).mean(axis=1)
         half = sun_dir + view
         half /= np.linalg.norm(half)
-        a = max(roughness, 0.05)
-        cos_h = np.clip(nrm @ half, 0.0, 1.0)
-        d = a**2 / (_PI * (cos_h**2 * (a**2 - 1) + 1) ** 2)
-        k = a / 2
-        g = (cos_sun / (cos_sun * (1 - k) + k + 1e-9)) * (cos_o / (cos_o * (1 - k) + k))
-        f = 0.04 + 0.96 * (1 - float(np.clip(half @ view, 0.0, 1.0))) ** 5
-        spec = strength * _PI * d * g * f / (4 * np.maximum(cos_sun * cos_o, 1e-6)) * cos_sun
+        cos_h, cos_vh = np.clip(nrm @ half, 0.0, 1.0), np.clip(half @ view, 0.0, 1.0)
+        spec = _ggx(cos_h, cos_sun, cos_o, cos_vh, max(roughness, 0.05), strength)
         radiance = radiance + spec[:, None] * np.asarray(sur.sun)
     v, u = np.mgrid[1 : -1 : n * 1j, -1 : 1 : n * 1j]
     reach = np.tan(np.radians(20.0))  # a 40° field of view behind the body
