@@ -24,17 +24,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_harness import _one_megapixel_object
 
 from huebench.benchmarks.gencolor import scoring
+from huebench.errors import HuebenchError
 
 
 def _earlier(commit: str) -> Any:
+    """The scoring module as ``commit`` had it; a commit git does not know is a HuebenchError."""
     root = Path(__file__).resolve().parents[1]
-    src = subprocess.run(
+    shown = subprocess.run(
         ["git", "show", f"{commit}:huebench/benchmarks/gencolor/scoring.py"],
         cwd=root,
-        check=True,
         capture_output=True,
         text=True,
-    ).stdout
+    )
+    if shown.returncode != 0:
+        why = (shown.stderr.strip().splitlines() or ["no output"])[0]
+        raise HuebenchError(
+            f"--against {commit}: git cannot show its scoring.py ({why}); give a commit of this repository"
+        )
+    src = shown.stdout
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "earlier_scoring.py"
         path.write_text(src)
@@ -51,10 +58,15 @@ def main() -> None:
     ap.add_argument("--against", required=True, help="the commit whose segment_offline to compare with")
     ap.add_argument("--repeat", type=int, default=5, help="interleaved passes; the fastest counts")
     args = ap.parse_args()
+    if args.repeat < 1:
+        ap.error(f"--repeat {args.repeat}: give at least 1 pass")
     from huebench.benchmarks.gencolor.render import OBJECTS, RenderSpec, render
     from huebench.color import load_system
 
-    earlier = _earlier(args.against)
+    try:
+        earlier = _earlier(args.against)
+    except HuebenchError as e:
+        ap.error(str(e))
     l2 = load_system("iscc-nbs-l2")
     renders = [render(RenderSpec(obj, c.rgb, size=64, spp=8))[0] for c in list(l2)[:8] for obj in OBJECTS]
     big, _, _ = _one_megapixel_object()
