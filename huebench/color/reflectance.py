@@ -59,6 +59,7 @@ from huebench.color.conversions import (
     srgb_to_linear,
 )
 from huebench.color.difference import delta_e, within_and_nearer
+from huebench.color.temperature import MAX_DUV, linear_rgb_cct_duv
 from huebench.errors import HuebenchError, UnknownNameError
 
 __all__ = [
@@ -76,7 +77,9 @@ __all__ = [
     "GLOSS_INTERIOR",
     "GLOSS_SMOOTH",
     "GLOSS_UNIFORMITY",
+    "LIGHT_CCT",
     "LIGHT_MARGIN",
+    "LIGHT_MAX_DUV",
     "LIGHT_MIN_TILT",
     "LIGHT_PLANARITY",
     "LIGHT_PLANE_FILL",
@@ -130,6 +133,7 @@ __all__ = [
     "mask_box",
     "mask_depth",
     "neutral_highlights",
+    "plausible_light",
     "rank_correlation",
     "remove_fitted_floor",
     "remove_specular",
@@ -347,6 +351,17 @@ LIGHT_PLANE_FILL = 0.02
 #: which the surroundings' colour leaves it
 LIGHT_MARGIN = 4.0
 LIGHT_MIN_TILT = 2.0
+#: :func:`light_colour`: the colour read must be a light's — within this Δuv of the Planckian locus
+#: (:func:`~huebench.color.temperature.cct_duv`; 0.05, the CIE's limit for a correlated colour
+#: temperature to mean anything) at a correlated colour temperature within :data:`LIGHT_CCT` —
+#: else it is the surroundings' own colour (a red wall, a blue backdrop), not the light's: a
+#: coloured backdrop whose colour happens to lie in a glossy body's plane (its complementary
+#: hue does: the plane of a body colour and white holds white less that colour) is not read as
+#: the light. Version 26 (docs/gencolor.md); None: any colour may be the light's
+LIGHT_MAX_DUV: float | None = MAX_DUV
+#: ... from a match flame's about 1,700 K (candlelight is about 1,850 K) to a deep-blue north
+#: sky's 30,000 K (kelvin)
+LIGHT_CCT = (1500.0, 30_000.0)
 #: pixels used to estimate the specular corrections (a deterministic, evenly strided sample)
 FIT_PIXELS = 20000
 #: an 8-bit channel at or above this level is taken as clipped: its true value may lie beyond it
@@ -818,6 +833,7 @@ def light_colour(
     planarity: float = LIGHT_PLANARITY,
     margin: float = LIGHT_MARGIN,
     min_tilt: float = LIGHT_MIN_TILT,
+    max_duv: float | None = LIGHT_MAX_DUV,
 ) -> NDArray[np.float64] | None:
     """The colour of the light a glossy object reflects, when it is not white and the object
     itself shows it; None otherwise (white light, a matte object, too few pixels).
@@ -829,7 +845,9 @@ def light_colour(
     the object's pixels fill a plane (:data:`LIGHT_PLANARITY`), grey leaves that plane by at least
     ``min_tilt`` degrees and the surroundings' colour lies in it ``margin`` times more closely.
     Coloured surroundings under white light fail the test: a glossy object under them keeps grey
-    in its plane, and a matte one fills no plane. Returned scaled so that its weakest channel is 1:
+    in its plane, and a matte one fills no plane. Nor is a colour no light has: with ``max_duv``, one
+    farther than that Δuv from the Planckian locus or at a correlated colour temperature outside
+    :data:`LIGHT_CCT` (:func:`plausible_light`). Returned scaled so that its weakest channel is 1:
     dividing by it (:func:`balance`) never brightens a channel, so no pixel is pushed into the clip.
     """
     m = np.asarray(mask, dtype=bool)
@@ -862,7 +880,21 @@ def light_colour(
         return None
     if tilt_grey < margin * _tilt(normal, surround):
         return None
+    if max_duv is not None and not plausible_light(surround, max_duv):
+        return None  # the surroundings' own colour: no light has it
     return surround / float(np.min(surround))
+
+
+def plausible_light(linear: Any, max_duv: float = MAX_DUV, cct: tuple[float, float] = LIGHT_CCT) -> bool:
+    """Whether a linear-sRGB colour can be a light's: within ``max_duv`` of the Planckian locus at a
+    correlated colour temperature within ``cct`` (:func:`~huebench.color.temperature.cct_duv`)."""
+    if not (np.isfinite(max_duv) and max_duv > 0):
+        raise HuebenchError(f"max_duv must be a distance Δuv > 0, got {max_duv!r}")
+    rgb = np.asarray(linear, dtype=np.float64).reshape(3)
+    if not (np.all(rgb >= 0) and rgb.sum() > 0):
+        return False
+    temperature, duv = linear_rgb_cct_duv(rgb)
+    return bool(cct[0] <= temperature <= cct[1] and abs(duv) <= max_duv)
 
 
 def _tilt(normal: NDArray[np.float64], direction: NDArray[np.float64]) -> float:

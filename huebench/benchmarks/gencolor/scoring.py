@@ -46,7 +46,8 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   own pixels fill the plane of body colour and light, grey leaves that plane and the surroundings'
   colour lies in it (``light_colour``), the object is judged white-balanced by that colour and its
   dominant colour is put back under the light before the comparison (options ``light_planarity``,
-  ``light_margin``; the record's ``light``);
+  ``light_margin``; the record's ``light``) — if that colour can be a light's: near the Planckian
+  locus (``light_max_duv``, version 26), not a red wall or a blue backdrop;
 - both steps stand down when the surface shows no shading beyond pixel noise (``has_shading``,
   on the pixels below the 8-bit ceiling): a flat noisy patch is all "lit", and a window or a
   specular fit would only pick noise. The window stays on flat bands of one colour (cel shading,
@@ -109,6 +110,7 @@ from huebench.color.reflectance import (
     GLOSS_SMOOTH,
     GLOSS_UNIFORMITY,
     LIGHT_MARGIN,
+    LIGHT_MAX_DUV,
     LIGHT_PLANARITY,
     LINE_BAND,
     MAIN_COLOR_FROM,
@@ -165,7 +167,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 25
+SCORER_VERSION = 26
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -305,7 +307,7 @@ OFFLINE_SEGMENTATION: dict[str, Any] = {
 #: max_object_pixels as for ours, and what PCA gives)
 SCORERS: dict[str, dict[str, Any]] = {
     "huebench": {},
-    # version 25's rules without its calibration: version 24's scorer, decision for decision
+    # the rules without the calibration (version 26: version 24's rules and the light's plausibility, version 26's)
     "huebench-rules": {"calibration": None},
     "paper": {
         "calibration": None,
@@ -433,6 +435,7 @@ class ColorScorer:
         matte_keeps_clipped: bool = MATTE_KEEPS_CLIPPED,
         light_planarity: float | None = LIGHT_PLANARITY,
         light_margin: float = LIGHT_MARGIN,
+        light_max_duv: float | None = LIGHT_MAX_DUV,
         frame_cuts: bool = FRAME_CUTS,
         peel: float | None = PEEL_DELTA_E,
         calibration: str | Calibration | None = CALIBRATION,
@@ -527,6 +530,9 @@ class ColorScorer:
             raise HuebenchError(f"light_margin must be a ratio ≥ 1, got {light_margin!r}")
         self.light_planarity = None if light_planarity is None else float(light_planarity)
         self.light_margin = float(light_margin)
+        if light_max_duv is not None and not (math.isfinite(light_max_duv) and light_max_duv > 0):
+            raise HuebenchError(f"light_max_duv must be a distance Δuv > 0 or None, got {light_max_duv!r}")
+        self.light_max_duv = None if light_max_duv is None else float(light_max_duv)
         if calibration is None or isinstance(calibration, Calibration):  # an instance: studies' own
             self.calibration = calibration
         else:
@@ -590,6 +596,7 @@ class ColorScorer:
             "matte_keeps_clipped": self.matte_keeps_clipped,
             "light_planarity": self.light_planarity,
             "light_margin": self.light_margin,
+            "light_max_duv": self.light_max_duv,
             "calibration": None if self.calibration is None else self.calibration.name,
             "calibration_sha256": None if self.calibration is None else self.calibration.sha256,
         }
@@ -825,7 +832,14 @@ class ColorScorer:
             inner = eroded if eroded.sum() >= self.min_pixels else m
         light = None
         if self.light_planarity is not None and inner.sum() >= self.min_pixels:
-            light = light_colour(img, m, depth=depth, planarity=self.light_planarity, margin=self.light_margin)
+            light = light_colour(
+                img,
+                m,
+                depth=depth,
+                planarity=self.light_planarity,
+                margin=self.light_margin,
+                max_duv=self.light_max_duv,
+            )
             if light is not None:
                 img = balance(img, light)
         veil = glossy = None
