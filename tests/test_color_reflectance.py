@@ -436,7 +436,12 @@ def test_the_scorer_judges_a_glossy_surface_under_a_coloured_light_by_that_light
     # no invented colour: the bound is on the pixels as the image shows them, under its light
     lab = srgb_to_lab(img[ndimage.binary_erosion(mask)])
     assert np.hypot(*score.dominant_lab[1:]) <= np.quantile(np.hypot(lab[:, 1], lab[:, 2]), 0.99) + 2.01
-    for bad, message in (({"light_planarity": 1.0}, "light_planarity"), ({"light_margin": 0.5}, "light_margin")):
+    for bad, message in (
+        ({"light_planarity": 1.0}, "light_planarity"),
+        ({"light_margin": 0.5}, "light_margin"),
+        ({"light_max_duv": 0.0}, "light_max_duv"),
+        ({"light_max_duv": float("nan")}, "light_max_duv"),
+    ):
         with pytest.raises(HuebenchError, match=message):
             ColorScorer("css3", **bad)
 

@@ -365,7 +365,7 @@ def test_a_chroma_the_metrics_gate_is_never_raised():
 def test_named_scorers_and_config():
     assert SCORERS["huebench-rules"] == {"calibration": None} and SCORERS["paper"]["calibration"] is None
     cfg, rules = ColorScorer("css3").config(), ColorScorer.named("huebench-rules", "css3").config()
-    assert cfg["version"] == SCORER_VERSION == 25
+    assert cfg["version"] == SCORER_VERSION == 26
     assert cfg["calibration"] == CALIBRATION and cfg["calibration_sha256"] == load_calibration(CALIBRATION).sha256
     assert rules["calibration"] is None and rules["calibration_sha256"] is None
     assert {k: v for k, v in cfg.items() if not k.startswith("calibration") and k != "name"} == {
