@@ -1476,3 +1476,54 @@ def test_the_composited_family_puts_analytic_bodies_on_generator_like_backdrops(
     hues = {round(hsv(px)[0] * 6) % 6 for px in bokeh if max(px) - min(px) > 60}
     assert len(hues) >= 3  # lights of several colours
     _lit_matte_bodies_show_their_truth([fam.make_image(s, size=48) for s in samples[:36] if s["material"] == "diffuse"])
+
+
+def test_the_backdrops_family_puts_renders_and_bodies_on_out_of_focus_photographs():
+    """Made after version 26 and kept unseen: each of six photographs behind a Mitsuba object and
+    behind a microfacet body; the object's pixels as made, the truth theirs."""
+    pytest.importorskip("skimage")
+    from scipy import ndimage
+
+    from huebench.color.reflectance import mask_depth
+
+    samples = fam.family_samples("backdrops", L2)
+    assert len(samples) == 29 * 2 * len(fam.PHOTO_BACKDROPS) == 348 and "backdrops" in fam.HELD_OUT_FAMILIES
+    assert fam.UNSEEN_FAMILIES == ("reflections", "backdrops")
+    assert len(fam.family_samples("backdrops", load_system("css3").colors)) == 12 * 147
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    assert {s["photo"] for s in samples} == set(fam.PHOTO_BACKDROPS)
+    renders = [s for s in samples if "lighting" in s]
+    assert len(renders) == 174 and {s["material"] for s in renders} == {"diffuse", "glossy"}
+    assert {s["setup"] for s in samples if "setup" in s} <= set(fam.MICROFACET_SETUPS)
+    # a render: the object and the pixel around it as rendered, the rest the photograph
+    yy, xx = np.mgrid[:48, :48]
+    mask = (yy - 24) ** 2 + (xx - 24) ** 2 < 15**2
+    render = fam.KnownColorImage(np.full((48, 48, 3), 128, dtype=np.uint8), mask, (200, 40, 40))
+    for photo in fam.PHOTO_BACKDROPS:
+        made = fam.on_photograph(render, photo, 3)
+        keep = ndimage.binary_dilation(mask)
+        assert made.truth == render.truth and np.array_equal(made.mask, mask)
+        assert np.array_equal(made.image[keep], render.image[keep]), photo
+        assert np.abs(made.image[~keep].astype(int) - 128).mean() > 10, photo  # a photograph, not the grey
+        assert np.array_equal(fam.on_photograph(render, photo, 3).image, made.image)  # deterministic
+    sky = fam.on_photograph(render, "hubble_deep_field", 3).image[~keep].mean()
+    cafe = fam.on_photograph(render, "coffee", 3).image[~keep].mean()
+    assert sky < 60 < cafe  # the deep field is near black
+    # a microfacet body: its pixels those of the microfacet family's, its edge mixed by coverage
+    body = next(s for s in samples if "setup" in s)
+    made = fam.make_image(body, size=48)
+    plain = fam._analytic(
+        body["object"],
+        tuple(body["rgb"]),
+        fam.MICROFACET_SETUPS[body["setup"]][1],
+        48,
+        fam._sample_seed(body, 0),
+    )
+    inner = mask_depth(plain.mask) > 1
+    assert made.truth == plain.truth and np.array_equal(made.mask, plain.mask)
+    assert np.array_equal(made.image[inner], plain.image[inner])
+    assert not np.array_equal(made.image[~plain.mask], plain.image[~plain.mask])
+    with pytest.raises(HuebenchError, match="square"):
+        fam.on_photograph(
+            fam.KnownColorImage(np.zeros((4, 6, 3), np.uint8), np.ones((4, 6), bool), (0, 0, 0)), "coffee", 0
+        )

@@ -323,8 +323,8 @@ def test_studies_leave_out_the_families_kept_unseen(study, monkeypatch):
     from huebench.benchmarks.gencolor.families import HELD_OUT_FAMILIES, UNSEEN_FAMILIES
 
     # product judged the offline segmentation's version 2 (2026-12-03); reflections and composited were
-    # made after it, and composited judged scorer version 26 (2026-12-04)
-    assert UNSEEN_FAMILIES == ("reflections",) and set(UNSEEN_FAMILIES) <= set(HELD_OUT_FAMILIES)
+    # made after it, and composited judged scorer version 26 (2026-12-04); backdrops was made then
+    assert UNSEEN_FAMILIES == ("reflections", "backdrops") and set(UNSEEN_FAMILIES) <= set(HELD_OUT_FAMILIES)
     # every held-out family is measured (rendered … product judged a version each: spent)
     families = study.study_families()
     assert families[0] == "all" and not set(UNSEEN_FAMILIES) & set(families)

@@ -63,9 +63,12 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   body, a contact shadow, white and black sweeps (:data:`PRODUCT_SETUPS`). ``reflections`` was
   made after that and is kept unseen for the next change: matte and coated bodies in skies, a
   room, a street and a forest (:data:`REFLECTION_SURROUNDINGS`), the coat mirroring nearly every
-  direction but the narrow view ahead that the image shows. ``composited`` was made after it and is
-  kept unseen too: the analytic bodies as they are on backdrops a generator would put there —
-  bokeh, a gradient, paper, a drop shadow, the opposite hue, a tabletop (:data:`COMPOSITE_BACKDROPS`).
+  direction but the narrow view ahead that the image shows. ``composited`` was made after it:
+  the analytic bodies as they are on backdrops a generator would put there —
+  bokeh, a gradient, paper, a drop shadow, the opposite hue, a tabletop (:data:`COMPOSITE_BACKDROPS`);
+  it judged scorer version 26 once and is spent. ``backdrops`` was made then and is kept unseen:
+  Mitsuba objects and microfacet bodies as made, everything beyond a pixel around them replaced by
+  an out-of-focus photograph (:data:`PHOTO_BACKDROPS`).
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -165,14 +168,16 @@ HELD_OUT_FAMILIES = (
     "product",
     "reflections",
     "composited",
+    "backdrops",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
 #: (``product`` judged the offline segmentation's version 2 and the scorer's version 25 once,
 #: 2026-12-03; ``reflections`` and ``composited`` were made after that, and ``composited`` judged
-#: version 26 once, 2026-12-04: ``reflections`` stays unseen for the next change)
-UNSEEN_FAMILIES: tuple[str, ...] = ("reflections",)
+#: version 26 once, 2026-12-04: ``reflections`` stays unseen for the next change, and
+#: ``backdrops``, made then, for the change after it)
+UNSEEN_FAMILIES: tuple[str, ...] = ("reflections", "backdrops")
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -1715,17 +1720,91 @@ def _composite_backdrop(
 
 def _composited(shape: str, rgb: Sequence[int], setup: str, backdrop: str, size: int, seed: int) -> KnownColorImage:
     """An analytic body (:data:`ANALYTIC_SETUPS`, its own light and highlights) with its backdrop
-    replaced by one of :data:`COMPOSITE_BACKDROPS`, mixed in at the anti-aliased edge by coverage;
-    the backdrop lights nothing and the body reflects none of it. The truth is the albedo."""
-    s = replace(ANALYTIC_SETUPS[setup][1], backdrop=0.0)
+    replaced by one of :data:`COMPOSITE_BACKDROPS` (:func:`_body_on_backdrop`). The truth is the
+    albedo."""
+    image, mask = _body_on_backdrop(
+        shape,
+        rgb,
+        ANALYTIC_SETUPS[setup][1],
+        size,
+        seed,
+        lambda inside: _composite_backdrop(backdrop, inside, rgb, np.random.default_rng(seed + 2)),
+    )
+    return KnownColorImage(image, mask, _rgb3(rgb))
+
+
+def _body_on_backdrop(
+    shape: str,
+    rgb: Sequence[int],
+    shading: Shading,
+    size: int,
+    seed: int,
+    backdrop: Callable[[NDArray[np.bool_]], NDArray[np.float64]],
+) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
+    """An analytic body shaded as ``shading`` says, on ``backdrop(inside)`` — display-linear, at twice
+    the image's size, ``inside`` the supersampled silhouette — mixed in at the anti-aliased edge by
+    coverage; the backdrop lights nothing and the body reflects none of it: (8-bit image, mask)."""
+    s = replace(shading, backdrop=0.0)
     radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
     _, inside = _height_field(shape, 2 * size, np.random.default_rng(seed))  # the silhouette shade drew
     coverage = inside.reshape(size, 2, size, 2).mean(axis=(1, 3))
-    back = _composite_backdrop(backdrop, inside, rgb, np.random.default_rng(seed + 2))
-    back = back.reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
+    back = backdrop(inside).reshape(size, 2, size, 2, 3).mean(axis=(1, 3))
     image = radiance * exposure + (1.0 - coverage)[..., None] * back
     srgb = np.asarray(linear_to_srgb(np.clip(image, 0.0, None)), dtype=np.float64)
-    return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, _rgb3(rgb))
+    return _noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask
+
+
+# --- the ``backdrops`` family: renders on photographs -------------------------------------------
+
+#: the held-out ``backdrops`` family's photographs (scikit-image's sample images; made on
+#: 2026-12-04 after scorer version 26, scored by nothing; kept unseen): a café table, a cat on a
+#: rug, a flag and a space suit, a rocket against the sky, a deep-field sky (near black with
+#: specks), a stained tissue (pale pink and blue) — real textures and colours where the
+#: ``--surround`` study paints one flat colour
+PHOTO_BACKDROPS = ("coffee", "chelsea", "astronaut", "rocket", "hubble_deep_field", "immunohistochemistry")
+#: the photographs are out of focus behind the object: a Gaussian blur of this σ (pixels on a
+#: 48-pixel image, in proportion at other sizes), as a shallow depth of field
+_BACKDROP_BLUR = 1.0
+
+
+@functools.cache
+def _photograph(name: str, side: int) -> NDArray[np.float64]:
+    """A photograph in linear light, downscaled (area average) so that its shorter side is at least
+    ``side`` pixels and at most twice that."""
+    import skimage.data
+
+    lin = srgb8_to_linear(np.asarray(getattr(skimage.data, name)())[..., :3])
+    f = max(1, min(lin.shape[:2]) // side)
+    h, w = (lin.shape[0] // f) * f, (lin.shape[1] // f) * f
+    return lin[:h, :w].reshape(h // f, f, w // f, f, 3).mean(axis=(1, 3))
+
+
+def _photo_crop(photo: str, n: int, seed: int) -> NDArray[np.float64]:
+    """An n×n crop of the photograph ``photo`` (:data:`PHOTO_BACKDROPS`, linear light) at twice n,
+    where ``seed`` puts it, blurred by :data:`_BACKDROP_BLUR` × n / 48 pixels (out of focus alike at
+    every image size: σ 1 on a 48-pixel image)."""
+    from scipy import ndimage
+
+    big = _photograph(photo, 2 * n)
+    rng = np.random.default_rng(seed)
+    r0, c0 = int(rng.integers(0, big.shape[0] - n + 1)), int(rng.integers(0, big.shape[1] - n + 1))
+    sigma = _BACKDROP_BLUR * n / 48
+    return ndimage.gaussian_filter(big[r0 : r0 + n, c0 : c0 + n], sigma=(sigma, sigma, 0.0))
+
+
+def on_photograph(base: KnownColorImage, photo: str, seed: int) -> KnownColorImage:
+    """A render with everything beyond one pixel around its object (the mask dilated once with the
+    4-neighbour cross) replaced by an out-of-focus photograph (:func:`_photo_crop`). The object's
+    pixels and its anti-aliased edge, with the render's own backdrop in it, are as rendered, so the
+    truth stands; only what the scorer reads from the surroundings changes."""
+    from scipy import ndimage
+
+    h, w = base.mask.shape
+    if h != w:
+        raise HuebenchError(f"on_photograph takes square images, got {h}×{w}")
+    keep = ndimage.binary_dilation(base.mask)
+    crop = linear_to_srgb8(_photo_crop(photo, h, seed))
+    return replace(base, image=np.where(keep[..., None], base.image, crop).astype(np.uint8))
 
 
 # --- the families' samples and images ----------------------------------------------------------
@@ -1893,16 +1972,31 @@ def family_samples(family: str, colors: Sequence[Any], *, seed: int = 0) -> list
         elif family == "composited":
             for i, backdrop in enumerate(COMPOSITE_BACKDROPS):
                 setup = COMPOSITE_SETUPS[(h + i) % len(COMPOSITE_SETUPS)]
+                shape = ANALYTIC_SHAPES[(h + 5 * i + 4) % len(ANALYTIC_SHAPES)]
+                out.append(_body_sample(base, shape, setup, ANALYTIC_SETUPS, "backdrop", backdrop))
+        elif family == "backdrops":
+            # each photograph behind a Mitsuba object (plastic and diffuse in turn) and behind a
+            # glossy or matte microfacet body, lighting, the render's own backdrop and the set-up by
+            # the seed
+            from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS
+
+            for i, photo in enumerate(PHOTO_BACKDROPS):
+                material = ("plastic", "diffuse")[(h + i) % 2]
+                objs = [k for k, v in OBJECTS.items() if v.material == material and k not in ANALYTIC_SHAPES]
                 out.append(
                     {
                         **base,
-                        "object": ANALYTIC_SHAPES[(h + 5 * i + 4) % len(ANALYTIC_SHAPES)],
-                        "setup": setup,
-                        "backdrop": backdrop,
-                        "material": ANALYTIC_SETUPS[setup][0],
-                        "step": backdrop,
+                        "object": objs[(h // 3 + 2 * i) % len(objs)],
+                        "lighting": list(LIGHTINGS)[(h // 7 + i) % len(LIGHTINGS)],
+                        "background": list(BACKGROUNDS)[(h // 11 + 2 * i) % len(BACKGROUNDS)],
+                        "photo": photo,
+                        "material": "glossy" if material == "plastic" else "diffuse",
+                        "step": photo,
                     }
                 )
+                setup = list(MICROFACET_SETUPS)[(h + 3 * i) % len(MICROFACET_SETUPS)]
+                shape = ANALYTIC_SHAPES[(h + 5 * i + 2) % len(ANALYTIC_SHAPES)]
+                out.append(_body_sample(base, shape, setup, MICROFACET_SETUPS, "photo", photo))
         elif family == "reflections":
             for i, env in enumerate(REFLECTION_SURROUNDINGS):
                 finish = list(REFLECTION_FINISHES)[(h + i) % len(REFLECTION_FINISHES)]
@@ -2065,6 +2159,15 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         return _bounce_render(inputs["object"], rgb, inputs["lighting"], inputs["surroundings"], size, spp, s % 100000)
     if family == "composited":
         return _composited(inputs["object"], rgb, inputs["setup"], inputs["backdrop"], size, s)
+    if family == "backdrops" and "setup" in inputs:
+        shading = MICROFACET_SETUPS[inputs["setup"]][1]
+        image, mask = _body_on_backdrop(
+            inputs["object"], rgb, shading, size, s, lambda inside: _photo_crop(inputs["photo"], 2 * size, s + 2)
+        )
+        return KnownColorImage(image, mask, _rgb3(linear_to_srgb8(srgb8_to_linear(rgb) * np.asarray(shading.light))))
+    if family == "backdrops":
+        render = _mitsuba_image(inputs["object"], rgb, inputs["lighting"], inputs["background"], size, spp, s % 100000)
+        return on_photograph(render, inputs["photo"], s)
     if family == "reflections":
         return _reflections(inputs["object"], rgb, inputs["surroundings"], inputs["finish"], size, s)
     if family in DRAWN_SETUPS:
@@ -2073,6 +2176,14 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
         shading = ANALYTIC_SETUPS[inputs["setup"]][1]
         return under_light(inputs["object"], rgb, shading, inputs["light"], inputs["white_balance"], size, s)
     raise HuebenchError(f"make_image does not build {family!r} samples")
+
+
+def _body_sample(
+    base: dict[str, Any], shape: str, setup: str, setups: dict[str, tuple[str, Shading]], key: str, value: str
+) -> dict[str, Any]:
+    """An analytic body's sample: its shape, its set-up of ``setups`` and its material, and what its
+    family varies (``key``: ``value``, also its step)."""
+    return {**base, "object": shape, "setup": setup, key: value, "material": setups[setup][0], "step": value}
 
 
 def _sample_seed(inputs: dict[str, Any], seed: int) -> int:
