@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from huebench.color import linear_to_srgb8
+from huebench.color import linear_rgb_to_xyz, linear_to_srgb8, xyz_to_linear_rgb
 from huebench.color.reflectance import LIGHT_MAX_DUV, light_colour, plausible_light
 from huebench.color.temperature import MAX_DUV, cct_duv, planckian_uv, xyz_to_uv
 from huebench.errors import HuebenchError
@@ -60,8 +60,19 @@ def test_plausible_lights_are_lights_and_painted_walls_are_not():
         lin = (np.asarray(rgb8) / 255.0) ** 2.2
         assert not plausible_light(lin), rgb8
     assert not plausible_light([0.0, 0.0, 0.0]) and not plausible_light([1.0, -0.1, 0.5])
-    with pytest.raises(HuebenchError, match="max_duv"):
-        plausible_light([1.0, 1.0, 1.0], max_duv=0.0)
+    assert not plausible_light([np.inf, 1.0, 1.0]) and not plausible_light([np.nan, 1.0, 1.0])
+    # near the locus but beyond the temperatures of lights: refused by the range alone
+    for t in (1200.0, 40_000.0):
+        u, v = planckian_uv(t)
+        den = 2 * u - 8 * v + 4
+        xyz = _xy_to_xyz(3 * u / den, 2 * v / den)
+        rgb = np.clip(xyz_to_linear_rgb(xyz), 0.0, None)
+        assert abs(cct_duv(linear_rgb_to_xyz(rgb))[1]) < 0.02, t
+        assert not plausible_light(rgb), t
+        assert plausible_light(rgb, cct=(1000.0, 100_000.0)), t
+    for bad in (0.0, float("nan"), None, "0.05"):
+        with pytest.raises(HuebenchError, match="max_duv"):
+            plausible_light([1.0, 1.0, 1.0], max_duv=bad)
 
 
 def _glossy_ball_under(light, backdrop, albedo=(0.6, 0.08, 0.05), size=64):

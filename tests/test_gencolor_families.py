@@ -1506,6 +1506,10 @@ def test_the_backdrops_family_puts_renders_and_bodies_on_out_of_focus_photograph
         assert np.array_equal(made.image[keep], render.image[keep]), photo
         assert np.abs(made.image[~keep].astype(int) - 128).mean() > 10, photo  # a photograph, not the grey
         assert np.array_equal(fam.on_photograph(render, photo, 3).image, made.image)  # deterministic
+    for n in (32, 160):  # photographs smaller than a large image's crop are enlarged, not refused
+        assert fam._photo_crop("chelsea", 2 * n, 1).shape == (2 * n, 2 * n, 3)
+    cat = next(s for s in samples if "setup" in s and s["photo"] == "chelsea")
+    assert fam.make_image(cat, size=160).image.shape == (160, 160, 3)
     sky = fam.on_photograph(render, "hubble_deep_field", 3).image[~keep].mean()
     cafe = fam.on_photograph(render, "coffee", 3).image[~keep].mean()
     assert sky < 60 < cafe  # the deep field is near black

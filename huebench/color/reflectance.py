@@ -888,10 +888,10 @@ def light_colour(
 def plausible_light(linear: Any, max_duv: float = MAX_DUV, cct: tuple[float, float] = LIGHT_CCT) -> bool:
     """Whether a linear-sRGB colour can be a light's: within ``max_duv`` of the Planckian locus at a
     correlated colour temperature within ``cct`` (:func:`~huebench.color.temperature.cct_duv`)."""
-    if not (np.isfinite(max_duv) and max_duv > 0):
+    if not (isinstance(max_duv, (int, float)) and np.isfinite(max_duv) and max_duv > 0):
         raise HuebenchError(f"max_duv must be a distance Δuv > 0, got {max_duv!r}")
     rgb = np.asarray(linear, dtype=np.float64).reshape(3)
-    if not (np.all(rgb >= 0) and rgb.sum() > 0):
+    if not (np.all(np.isfinite(rgb)) and np.all(rgb >= 0) and rgb.sum() > 0):
         return False
     temperature, duv = linear_rgb_cct_duv(rgb)
     return bool(cct[0] <= temperature <= cct[1] and abs(duv) <= max_duv)

@@ -7,7 +7,8 @@ towards the locus' end at infinite temperature, u ≈ 0.182, v ≈ 0.260, which 
 0.180, 0.264). :func:`cct_duv` finds a chromaticity's nearest point on it: the correlated colour
 temperature (CCT) and the signed distance Δuv (positive above the locus, towards green; negative
 below, towards magenta). The CIE holds a CCT meaningful only within Δuv 0.05 of the locus
-(CIE 015:2018, 9.5): a chromaticity farther away is not the colour of any light a CCT describes.
+(CIE 015, *Colorimetry*, on correlated colour temperature): a chromaticity farther away is not
+the colour of any light a CCT describes.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ __all__ = ["CCT_RANGE", "MAX_DUV", "cct_duv", "linear_rgb_cct_duv", "planckian_u
 
 #: the temperatures :func:`cct_duv` searches (kelvin): beyond them the nearest point is the end
 CCT_RANGE = (1000.0, 100_000.0)
-#: the CIE's limit on Δuv for a correlated colour temperature to mean anything (CIE 015:2018)
+#: the CIE's limit on Δuv for a correlated colour temperature to mean anything (CIE 015, Colorimetry)
 MAX_DUV = 0.05
 #: the search grid's step in reciprocal megakelvin (mired): equal steps in mired are near-equal
-#: steps along the locus, and 0.25 mired keeps the nearest grid point within about 2 × 10⁻⁵ of the
+#: steps along the locus, and 0.25 mired keeps the nearest grid point within about 5 × 10⁻⁵ of the
 #: nearest point on the curve
 _MIRED_STEP = 0.25
 
@@ -68,8 +69,8 @@ def cct_duv(xyz: ArrayLike) -> tuple[float, float]:
     distance = float(np.hypot(*d[i]))
     j = min(max(i, 1), len(cct) - 2)  # the locus' direction there, towards higher temperature
     tangent = locus[j - 1] - locus[j + 1]
-    # the locus runs to lower u and higher v as the temperature rises: a point above it (greener)
-    # lies to the right of that direction, where the cross product is negative
+    # the locus runs towards lower u as the temperature rises: a point above it (greener) lies to
+    # the right of that direction, where the cross product is negative
     side = tangent[0] * (uv[1] - locus[i, 1]) - tangent[1] * (uv[0] - locus[i, 0])
     return float(cct[i]), distance if side <= 0 else -distance
 

@@ -1767,14 +1767,28 @@ PHOTO_BACKDROPS = ("coffee", "chelsea", "astronaut", "rocket", "hubble_deep_fiel
 _BACKDROP_BLUR = 1.0
 
 
-@functools.cache
+# one image size's photographs at a time: each at two sides, twice the size for the renders and
+# four times for the bodies' supersampled backdrops, the samples taking them in turn
+@functools.lru_cache(maxsize=2 * len(PHOTO_BACKDROPS))
 def _photograph(name: str, side: int) -> NDArray[np.float64]:
-    """A photograph in linear light, downscaled (area average) so that its shorter side is at least
-    ``side`` pixels and at most twice that."""
-    import skimage.data
+    """A photograph in linear light, its shorter side at least ``side`` pixels and at most twice
+    that: downscaled by an area average, or, where it is smaller (a large ``--size``), enlarged by
+    linear interpolation."""
+    from scipy import ndimage
 
+    try:
+        import skimage.data
+    except ImportError as exc:
+        raise HuebenchError("the backdrops family needs scikit-image: pip install scikit-image") from exc
     lin = srgb8_to_linear(np.asarray(getattr(skimage.data, name)())[..., :3])
-    f = max(1, min(lin.shape[:2]) // side)
+    short = min(lin.shape[:2])
+    if short < side:
+        zoom = side / short
+        lin = ndimage.zoom(lin, (zoom, zoom, 1.0), order=1, grid_mode=True, mode="nearest")
+        if min(lin.shape[:2]) < side:  # zoom's rounding: repeat the last row or column
+            lin = np.pad(lin, ((0, max(0, side - lin.shape[0])), (0, max(0, side - lin.shape[1])), (0, 0)), mode="edge")
+        return lin
+    f = max(1, short // side)
     h, w = (lin.shape[0] // f) * f, (lin.shape[1] // f) * f
     return lin[:h, :w].reshape(h // f, f, w // f, f, 3).mean(axis=(1, 3))
 
