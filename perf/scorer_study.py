@@ -799,14 +799,12 @@ def on_coloured_surroundings(imgs: list[np.ndarray], masks: list[np.ndarray]) ->
     """Each image with everything beyond one pixel around its object (the mask dilated once with
     the 4-neighbour cross) painted in one of :data:`SURROUNDS` (in turn). The object's pixels and its anti-aliased edge are untouched, so its
     truth stands: only what the scorer reads from the surroundings changes (the veil, the light)."""
-    from scipy import ndimage
+    from huebench.benchmarks.gencolor.families import replace_surroundings
 
-    out = []
-    for i, (img, mask) in enumerate(zip(imgs, masks, strict=True)):
-        painted = np.array(img, copy=True)
-        painted[~ndimage.binary_dilation(mask, iterations=1)] = SURROUNDS[i % len(SURROUNDS)]
-        out.append(painted)
-    return out
+    return [
+        replace_surroundings(img, mask, SURROUNDS[i % len(SURROUNDS)])
+        for i, (img, mask) in enumerate(zip(imgs, masks, strict=True))
+    ]
 
 
 #: the share of each object's width that ``--cut`` crops away at the left: the object then runs

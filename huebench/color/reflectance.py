@@ -38,6 +38,8 @@ methods and settings by name. The defaults below are GenColorBench's scorer's
 from __future__ import annotations
 
 import functools
+import math
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -103,6 +105,7 @@ __all__ = [
     "check_dark_fall",
     "check_floor_errors",
     "check_line_band",
+    "check_max_duv",
     "check_veil_floor",
     "check_white_bounds",
     "chroma_quantile",
@@ -888,13 +891,22 @@ def light_colour(
 def plausible_light(linear: Any, max_duv: float = MAX_DUV, cct: tuple[float, float] = LIGHT_CCT) -> bool:
     """Whether a linear-sRGB colour can be a light's: within ``max_duv`` of the Planckian locus at a
     correlated colour temperature within ``cct`` (:func:`~huebench.color.temperature.cct_duv`)."""
-    if not (isinstance(max_duv, (int, float)) and np.isfinite(max_duv) and max_duv > 0):
-        raise HuebenchError(f"max_duv must be a distance Δuv > 0, got {max_duv!r}")
+    check_max_duv(max_duv)
     rgb = np.asarray(linear, dtype=np.float64).reshape(3)
     if not (np.all(np.isfinite(rgb)) and np.all(rgb >= 0) and rgb.sum() > 0):
         return False
     temperature, duv = linear_rgb_cct_duv(rgb)
     return bool(cct[0] <= temperature <= cct[1] and abs(duv) <= max_duv)
+
+
+def check_max_duv(max_duv: Any, name: str = "max_duv", *, optional: bool = False) -> None:
+    """Raise a one-line :class:`~huebench.errors.HuebenchError` naming the setting ``name`` unless
+    ``max_duv`` is a finite distance Δuv > 0 (or None, where ``optional``)."""
+    if optional and max_duv is None:
+        return
+    number = isinstance(max_duv, numbers.Real) and not isinstance(max_duv, bool)
+    if not (number and math.isfinite(max_duv) and max_duv > 0):
+        raise HuebenchError(f"{name} must be a distance Δuv > 0{' or None' if optional else ''}, got {max_duv!r}")
 
 
 def _tilt(normal: NDArray[np.float64], direction: NDArray[np.float64]) -> float:

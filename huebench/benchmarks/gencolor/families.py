@@ -488,10 +488,13 @@ def _noisy8(srgb: NDArray[np.float64], sigma: float, rng: np.random.Generator) -
 
 def _analytic(shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int) -> KnownColorImage:
     radiance, mask, exposure = shade(shape, rgb, s, size=size, seed=seed)
-    light = np.asarray(s.light)
     srgb = np.asarray(linear_to_srgb(np.clip(radiance * exposure, 0.0, None)), dtype=np.float64)  # float64 in and out
-    truth = _rgb3(linear_to_srgb8(srgb8_to_linear(rgb) * light))
-    return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, truth)
+    return KnownColorImage(_noisy8(srgb, s.noise, np.random.default_rng(seed + 1)), mask, _lit_truth(rgb, s))
+
+
+def _lit_truth(rgb: Sequence[int], s: Shading) -> tuple[int, int, int]:
+    """The truth of an analytic body: its albedo under the shading's light."""
+    return _rgb3(linear_to_srgb8(srgb8_to_linear(rgb) * np.asarray(s.light)))
 
 
 #: the held-out ``microfacet`` family's set-ups (made after scorer version 5 was chosen): a GGX
@@ -1784,10 +1787,8 @@ def _photograph(name: str, side: int) -> NDArray[np.float64]:
     short = min(lin.shape[:2])
     if short < side:
         zoom = side / short
-        lin = ndimage.zoom(lin, (zoom, zoom, 1.0), order=1, grid_mode=True, mode="nearest")
-        if min(lin.shape[:2]) < side:  # zoom's rounding: repeat the last row or column
-            lin = np.pad(lin, ((0, max(0, side - lin.shape[0])), (0, max(0, side - lin.shape[1])), (0, 0)), mode="edge")
-        return lin
+        # zoom's output side is round(short × zoom): exactly ``side``
+        return ndimage.zoom(lin, (zoom, zoom, 1.0), order=1, grid_mode=True, mode="nearest")
     f = max(1, short // side)
     h, w = (lin.shape[0] // f) * f, (lin.shape[1] // f) * f
     return lin[:h, :w].reshape(h // f, f, w // f, f, 3).mean(axis=(1, 3))
@@ -1806,19 +1807,35 @@ def _photo_crop(photo: str, n: int, seed: int) -> NDArray[np.float64]:
     return ndimage.gaussian_filter(big[r0 : r0 + n, c0 : c0 + n], sigma=(sigma, sigma, 0.0))
 
 
-def on_photograph(base: KnownColorImage, photo: str, seed: int) -> KnownColorImage:
-    """A render with everything beyond one pixel around its object (the mask dilated once with the
-    4-neighbour cross) replaced by an out-of-focus photograph (:func:`_photo_crop`). The object's
-    pixels and its anti-aliased edge, with the render's own backdrop in it, are as rendered, so the
-    truth stands; only what the scorer reads from the surroundings changes."""
+def replace_surroundings(image: NDArray[np.uint8], mask: NDArray[np.bool_], backdrop: Any) -> NDArray[np.uint8]:
+    """``image`` with everything beyond one pixel around its object (the mask dilated once with the
+    4-neighbour cross) replaced by ``backdrop`` (8-bit sRGB: one colour, or an image of the same
+    size): the object's pixels and its anti-aliased edge stay as they are, so its truth stands."""
     from scipy import ndimage
 
+    keep = ndimage.binary_dilation(mask)
+    return np.where(keep[..., None], image, np.asarray(backdrop, dtype=np.uint8)).astype(np.uint8)
+
+
+def on_photograph(base: KnownColorImage, photo: str, seed: int) -> KnownColorImage:
+    """A render on an out-of-focus photograph (:func:`_photo_crop`, :func:`replace_surroundings`):
+    its object and anti-aliased edge, with the render's own backdrop in it, as rendered; only what
+    the scorer reads from the surroundings changes."""
     h, w = base.mask.shape
     if h != w:
         raise HuebenchError(f"on_photograph takes square images, got {h}×{w}")
-    keep = ndimage.binary_dilation(base.mask)
     crop = linear_to_srgb8(_photo_crop(photo, h, seed))
-    return replace(base, image=np.where(keep[..., None], base.image, crop).astype(np.uint8))
+    return replace(base, image=replace_surroundings(base.image, base.mask, crop))
+
+
+def _microfacet_on_photograph(
+    shape: str, rgb: Sequence[int], setup: str, photo: str, size: int, seed: int
+) -> KnownColorImage:
+    """A microfacet body (:data:`MICROFACET_SETUPS`) on an out-of-focus photograph, mixed in by
+    coverage (:func:`_body_on_backdrop`); its truth the microfacet family's."""
+    shading = MICROFACET_SETUPS[setup][1]
+    image, mask = _body_on_backdrop(shape, rgb, shading, size, seed, lambda _: _photo_crop(photo, 2 * size, seed + 2))
+    return KnownColorImage(image, mask, _lit_truth(rgb, shading))
 
 
 # --- the families' samples and images ----------------------------------------------------------
@@ -2174,11 +2191,7 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
     if family == "composited":
         return _composited(inputs["object"], rgb, inputs["setup"], inputs["backdrop"], size, s)
     if family == "backdrops" and "setup" in inputs:
-        shading = MICROFACET_SETUPS[inputs["setup"]][1]
-        image, mask = _body_on_backdrop(
-            inputs["object"], rgb, shading, size, s, lambda inside: _photo_crop(inputs["photo"], 2 * size, s + 2)
-        )
-        return KnownColorImage(image, mask, _rgb3(linear_to_srgb8(srgb8_to_linear(rgb) * np.asarray(shading.light))))
+        return _microfacet_on_photograph(inputs["object"], rgb, inputs["setup"], inputs["photo"], size, s)
     if family == "backdrops":
         render = _mitsuba_image(inputs["object"], rgb, inputs["lighting"], inputs["background"], size, spp, s % 100000)
         return on_photograph(render, inputs["photo"], s)

@@ -126,6 +126,7 @@ from huebench.color.reflectance import (
     check_dark_fall,
     check_floor_errors,
     check_line_band,
+    check_max_duv,
     check_veil_floor,
     check_white_bounds,
     chroma_quantile,
@@ -530,8 +531,7 @@ class ColorScorer:
             raise HuebenchError(f"light_margin must be a ratio ≥ 1, got {light_margin!r}")
         self.light_planarity = None if light_planarity is None else float(light_planarity)
         self.light_margin = float(light_margin)
-        if light_max_duv is not None and not (math.isfinite(light_max_duv) and light_max_duv > 0):
-            raise HuebenchError(f"light_max_duv must be a distance Δuv > 0 or None, got {light_max_duv!r}")
+        check_max_duv(light_max_duv, "light_max_duv", optional=True)
         self.light_max_duv = None if light_max_duv is None else float(light_max_duv)
         if calibration is None or isinstance(calibration, Calibration):  # an instance: studies' own
             self.calibration = calibration
