@@ -251,6 +251,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
         "(.9,.995)": {"lightness_window": (0.9, 0.995)},
     },
     "max_chroma_excess": {f"{v}": {"max_chroma_excess": v} for v in (None, 2.0, 5.0, 10.0)},
+    "dark_neutral": {f"{v}": {"dark_neutral": v} for v in (None, 22.0, 25.0, 28.0, 31.0, 34.0)},
     "main_color": {f"{v}": {"main_color": v} for v in (None, 0.7, 0.5)},
     "main_color_from": {f"{v}": {"main_color_from": v} for v in (0.5, 0.25, 0.0)},
     "neutral_highlight": {f"{v}": {"neutral_highlight": v} for v in (None, 0.15, 0.3, 0.5, 1.0)},

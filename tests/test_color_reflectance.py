@@ -1381,3 +1381,75 @@ def test_mask_box_is_the_masks_bounding_box_grown_within_the_image():
     assert rf.mask_box(m, 20) == (slice(0, 10), slice(0, 12))
     assert m[rf.mask_box(m)].all() and m[rf.mask_box(m, 2)].sum() == m.sum()
     assert rf.mask_box(np.zeros((4, 4), bool), 1) is None
+
+
+def _dark_sphere(albedo, *, env=0.0, highlight=0.0, size=64, seed=0):
+    """A sphere of ``albedo`` (linear RGB) lit from the upper left (0.15 ambient) on a grey backdrop,
+    mirroring a surroundings of radiance ``env`` with Schlick's Fresnel (F0 0.04, rising to the
+    rim) and a broad white lobe of ``highlight`` (exponent 20); σ 0.002 linear noise."""
+    yy, xx = np.mgrid[:size, :size]
+    x, y = (xx - size / 2 + 0.5) / (size * 0.4), (yy - size / 2 + 0.5) / (size * 0.4)
+    mask = x * x + y * y < 1
+    z = np.sqrt(np.clip(1 - x * x - y * y, 0, 1))
+    light = np.array([-0.4, -0.5, 0.77]) / np.linalg.norm([-0.4, -0.5, 0.77])
+    shade = 0.15 + 0.85 * np.clip(x * light[0] + y * light[1] + z * light[2], 0, None)
+    half = np.array([-0.2, -0.25, 1.0]) / np.linalg.norm([-0.2, -0.25, 1.0])
+    lobe = highlight * np.clip(x * half[0] + y * half[1] + z * half[2], 0, None) ** 20
+    reflected = (0.04 + 0.96 * (1 - z) ** 5) * env + lobe
+    lin = np.where(mask[..., None], np.asarray(albedo) * shade[..., None] + reflected[..., None], 0.35)
+    noise = np.random.default_rng(seed).normal(0, 0.002, lin.shape)
+    return linear_to_srgb8(np.clip(lin + noise, 0, 1)), mask
+
+
+def test_dark_neutral_finds_black_surfaces_only():
+    # version 27: a neutral surface three quarters of whose pixels are darker than L* 31 is black
+    # or near black, whatever its reflections; a grey one in deep shade, a dark colour and a
+    # handful of pixels are not
+    assert rf.DARK_NEUTRAL_LIGHTNESS == 31.0 and rf.DARK_NEUTRAL_QUANTILE == 0.75
+    for env, highlight in ((0.0, 0.0), (0.1, 0.3), (0.1, 0.6), (0.3, 0.0)):
+        img, mask = _dark_sphere(np.full(3, 0.024), env=env, highlight=highlight)
+        assert rf.dark_neutral(img[mask])
+    # a quarter of the pixels brighter than L* 31: the scorer asks after its neutral-highlight step
+    shiny, mask = _dark_sphere(np.full(3, 0.024), env=0.2, highlight=0.6)
+    assert np.quantile(srgb_to_lab(shiny[mask])[:, 0], 0.75) > 31 and not rf.dark_neutral(shiny[mask])
+    # a dark grey (L* 38 lit) whose shade puts half its pixels below L* 31: not black
+    grey, mask = _dark_sphere(np.full(3, 0.1))
+    lab = srgb_to_lab(grey[mask])[:, 0]
+    assert np.quantile(lab, 0.5) < 31 < np.quantile(lab, 0.75)
+    assert not rf.dark_neutral(grey[mask]) and rf.dark_neutral(grey[mask], quantile=0.5)
+    navy, mask = _dark_sphere(np.array([0.01, 0.012, 0.09]))
+    assert rf.lit_saturation(srgb_to_linear(navy[mask] / 255.0)) > rf.NEUTRAL_SATURATION
+    assert not rf.dark_neutral(navy[mask])
+    assert not rf.dark_neutral(np.zeros((19, 3), np.uint8)) and rf.dark_neutral(np.zeros((20, 3), np.uint8))
+    # the threshold and the quantile are the caller's
+    black, mask = _dark_sphere(np.full(3, 0.024), env=0.1, highlight=0.3)
+    assert not rf.dark_neutral(black[mask], max_lightness=10.0)
+    assert rf.dark_neutral(grey[mask], max_lightness=40.0)
+
+
+def test_the_scorer_judges_a_black_surface_on_all_its_pixels():
+    # version 27: a glossy black sphere's lit window reads its reflections (the broad lobe and the
+    # Fresnel rim, which the neutral-highlight step does not take for compact peaks): L* 23.5
+    # against the albedo's 17; judged on all its pixels it reads the body. A matte black sphere
+    # passes either way, and a chromatic or a lighter surface keeps its lit window
+    from huebench.benchmarks.gencolor.scoring import SCORERS, ColorScorer
+
+    shiny, mask = _dark_sphere(np.full(3, 0.024), env=0.1, highlight=0.6)
+    default = ColorScorer("iscc-nbs-l2").score_image(shiny, "Black", mask=mask)[0]
+    windowed = ColorScorer("iscc-nbs-l2", dark_neutral=None).score_image(shiny, "Black", mask=mask)[0]
+    assert default.passed and default.dark_neutral and "black or near-black surface" in default.reason
+    assert not windowed.passed and not windowed.dark_neutral and "near-black" not in windowed.reason
+    assert windowed.dominant_lab[0] - default.dominant_lab[0] > 3.5  # measured 23.5 against 19.4
+    matte, mask = _dark_sphere(np.full(3, 0.024))
+    assert all(
+        ColorScorer("iscc-nbs-l2", dark_neutral=d).score_image(matte, "Black", mask=mask)[0].passed
+        for d in (31.0, None)
+    )
+    grey, mask = _dark_sphere(np.full(3, 0.1))
+    assert not ColorScorer("iscc-nbs-l2").score_image(grey, "#5a5a5a", mask=mask)[0].dark_neutral
+    navy, mask = _dark_sphere(np.array([0.01, 0.012, 0.09]))
+    assert not ColorScorer("iscc-nbs-l2").score_image(navy, "#1a1c54", mask=mask)[0].dark_neutral
+    assert ColorScorer("css3").config()["dark_neutral"] == 31.0 and SCORERS["paper"]["dark_neutral"] is None
+    for bad in (0.0, -5.0, 101.0, float("nan")):
+        with pytest.raises(HuebenchError, match="dark_neutral must be an L"):
+            ColorScorer("css3", dark_neutral=bad)

@@ -72,6 +72,7 @@ __all__ = [
     "CURVE_RANK",
     "CURVE_SPREAD",
     "DARK_FALL_PIXELS",
+    "DARK_NEUTRAL_LIGHTNESS",
     "DIFFUSE_RECONSTRUCTION_METHODS",
     "F0_DIELECTRIC",
     "FIT_PIXELS",
@@ -109,6 +110,7 @@ __all__ = [
     "check_veil_floor",
     "check_white_bounds",
     "chroma_quantile",
+    "dark_neutral",
     "darker_floor",
     "darker_half_falls",
     "dichromatic_steps",
@@ -131,6 +133,7 @@ __all__ = [
     "lightness_varies",
     "line_band_saturation",
     "line_shows_curve",
+    "lit_saturation",
     "looks_glossy",
     "main_color_pixels",
     "mask_box",
@@ -242,6 +245,11 @@ NEUTRAL_HIGHLIGHT = 0.3
 #: surfaces whose lit half's mean colour is less saturated than this (linear RGB) are neutral:
 #: reflected white cannot be told from the body colour by chroma (as in :func:`looks_glossy`)
 NEUTRAL_SATURATION = 0.15
+#: :func:`dark_neutral`: a neutral surface whose median L* is below this is black or near black, and
+#: judged on all its pixels rather than its lit window. Version 27, chosen by the leave-one-family-out
+#: table in docs/gencolor.md ("dark_neutral")
+DARK_NEUTRAL_LIGHTNESS = 31.0
+DARK_NEUTRAL_QUANTILE = 0.75
 #: a veil is light every pixel of a glossy surface reflects, shadows included, so no channel of it
 #: can exceed what the pixels show in that channel (:func:`fit_veil`): their floor is this quantile
 #: of each channel, raised by :data:`VEIL_NOISE` for pixel noise. Chosen by the leave-one-family-out
@@ -1860,6 +1868,42 @@ def main_color_pixels(
     return kept if int(np.count_nonzero(kept)) >= 20 else np.ones(len(rgb8), dtype=bool)
 
 
+def lit_saturation(lin: NDArray[np.float64]) -> float:
+    """The saturation of the mean colour of the brighter half (grey component at or above its
+    median) of N×3 linear pixels: below :data:`NEUTRAL_SATURATION` the surface is neutral
+    (:func:`neutral_highlights`, :func:`dark_neutral`). The mean colour, not the pixels'
+    saturations: on a dark surface pixel noise alone gives single pixels a large saturation."""
+    if _kernels.enabled(len(lin)):
+        return _kernels.lit_mean_saturation(lin)  # the two steps below, one call
+    grey = row_mean(lin)
+    return _mean_saturation(lin[grey >= stats.quantile(grey, 0.5)])
+
+
+def dark_neutral(
+    rgb8: NDArray[np.uint8],
+    *,
+    max_lightness: float = DARK_NEUTRAL_LIGHTNESS,
+    quantile: float = DARK_NEUTRAL_QUANTILE,
+    min_saturation: float = NEUTRAL_SATURATION,
+) -> bool:
+    """Is a surface (N×3 8-bit sRGB pixels) black or near black — neutral (:func:`lit_saturation`
+    below ``min_saturation``) with a median L* below ``max_lightness``?
+
+    On such a surface the light a dielectric reflects is as bright as its diffuse light: an albedo
+    of 2–5 % against an F0 of 4 % of the surroundings, more at grazing angles and in highlights
+    too broad for :func:`neutral_highlights`. So its brightest pixels show reflections, not its
+    lit body colour, and with no chroma the dichromatic steps cannot take them out: the scorer
+    judges such a surface on all its pixels rather than its lit window. Fewer than 20 pixels say
+    no.
+    """
+    px = fit_sample_of(np.asarray(rgb8).reshape(-1, 3))
+    if len(px) < 20:
+        return False
+    if lit_saturation(srgb8_to_linear(px)) >= min_saturation:
+        return False
+    return bool(stats.quantile(srgb_to_lab(px)[:, 0], quantile) < max_lightness)
+
+
 def neutral_highlights(
     image: NDArray[np.uint8],
     inner: NDArray[np.bool_],
@@ -1888,12 +1932,7 @@ def neutral_highlights(
     if len(px) < 20:
         return none
     lin = srgb8_to_linear(px)
-    if _kernels.enabled(len(lin)):
-        lit_saturation = _kernels.lit_mean_saturation(lin)  # the two steps below, one call
-    else:
-        grey = row_mean(lin)
-        lit_saturation = _mean_saturation(lin[grey >= stats.quantile(grey, 0.5)])
-    if lit_saturation >= min_saturation:
+    if lit_saturation(lin) >= min_saturation:
         return none
     rows, cols = np.nonzero(m)
     x = (cols - cols.mean()) / max(float(cols.std()), 1.0)

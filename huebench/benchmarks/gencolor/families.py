@@ -61,7 +61,7 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   segmentation's version 2 was fixed, which it judged once, with version 25's rules, and is spent:
   product-shot lighting — a softbox key mirrored as a window, a fill card, strip lights behind the
   body, a contact shadow, white and black sweeps (:data:`PRODUCT_SETUPS`). ``reflections`` was
-  made after that and is kept unseen for the next change: matte and coated bodies in skies, a
+  made after that and scored by nothing until it judged version 27 once; it is spent: matte and coated bodies in skies, a
   room, a street and a forest (:data:`REFLECTION_SURROUNDINGS`), the coat mirroring nearly every
   direction but the narrow view ahead that the image shows. ``composited`` was made after it:
   the analytic bodies as they are on backdrops a generator would put there —
@@ -174,10 +174,10 @@ HELD_OUT_FAMILIES = (
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
 #: (``product`` judged the offline segmentation's version 2 and the scorer's version 25 once,
-#: 2026-12-03; ``reflections`` and ``composited`` were made after that, and ``composited`` judged
-#: version 26 once, 2026-12-04: ``reflections`` stays unseen for the next change, and
-#: ``backdrops``, made then, for the change after it)
-UNSEEN_FAMILIES: tuple[str, ...] = ("reflections", "backdrops")
+#: 2026-12-03; ``reflections`` and ``composited`` were made after that, ``composited`` judged
+#: version 26 once and ``reflections`` version 27, both on 2026-12-04: ``backdrops``, made after
+#: version 26, stays unseen for the next change)
+UNSEEN_FAMILIES: tuple[str, ...] = ("backdrops",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -1520,7 +1520,7 @@ class Surroundings:
 
 _PI = float(np.pi)
 #: the held-out ``reflections`` family's surroundings (made on 2026-12-03 after scorer version 25,
-#: scored by nothing; kept unseen for the next version): the image shows the 40° ahead of the
+#: scored by nothing until it judged version 27 once, 2026-12-04; spent): the image shows the 40° ahead of the
 #: camera (azimuth and elevation within ±0.35 rad), a glossy body mirrors nearly every other
 #: direction (half of them behind the camera) — unlike every earlier family's constant or
 #: two-tone surroundings
@@ -1669,7 +1669,7 @@ def _reflections(shape: str, rgb: Sequence[int], env: str, finish: str, size: in
 # --- the ``composited`` family: analytic bodies on generator-like backdrops ---------------------
 
 #: the held-out ``composited`` family's backdrops (made on 2026-12-04 after scorer version 25 and
-#: ``reflections``, scored by nothing; kept unseen): what generators put behind an object, where
+#: ``reflections``; it judged version 26 once: spent): what generators put behind an object, where
 #: every earlier family has a grey, white or black one or its own surroundings
 COMPOSITE_BACKDROPS = ("bokeh", "gradient", "paper", "drop-shadow", "complementary", "tabletop")
 #: the analytic set-ups the family's bodies take in turn (their own backdrop replaced)

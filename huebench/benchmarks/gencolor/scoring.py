@@ -42,6 +42,10 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   band cap stays (``floor_curve_turn``, version 24);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
+  except on a black or near-black surface (neutral, three quarters of its pixels below L* 31:
+  ``dark_neutral``, version 27), whose brightest pixels are the surroundings it reflects — as
+  bright as its lit body on an albedo of a few per cent, and without chroma for any step to take
+  them off — and which is judged on all its pixels, without the calibration (it learnt the window);
 - under a coloured light a glossy surface reflects that light's colour, not white: when the object's
   own pixels fill the plane of body colour and light, grey leaves that plane and the surroundings'
   colour lies in it (``light_colour``), the object is judged white-balanced by that colour and its
@@ -104,6 +108,7 @@ from huebench.color.reflectance import (
     CURVE_HUE_TURN,
     CURVE_RANK,
     CURVE_SPREAD,
+    DARK_NEUTRAL_LIGHTNESS,
     F0_DIELECTRIC,
     FLOOR_MIN_SATURATION,
     GLOSS_RADIAL,
@@ -130,6 +135,7 @@ from huebench.color.reflectance import (
     check_veil_floor,
     check_white_bounds,
     chroma_quantile,
+    dark_neutral,
     darker_floor,
     dichromatic_steps,
     edge_near_surroundings,
@@ -168,7 +174,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 26
+SCORER_VERSION = 27
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -178,6 +184,12 @@ HUE_THRESHOLD = 5.0
 DEFAULT_K = 3
 #: judge the object by its lit surface: pixels between these quantiles of L* (see dominant_color)
 LIT_WINDOW: tuple[float, float] | None = (0.85, 0.99)
+#: a black or near-black surface — neutral, three quarters of its pixels below this L* — is judged on all its pixels,
+#: not the lit window (:func:`~huebench.color.reflectance.dark_neutral`): on an albedo of a few per
+#: cent the reflected surroundings are as bright as the lit body, so its brightest pixels are
+#: reflections, and without chroma no specular step can take them off. Version 27
+#: (docs/gencolor.md); None: the lit window on every surface
+DARK_NEUTRAL: float | None = DARK_NEUTRAL_LIGHTNESS
 #: the specular steps (huebench.color.reflectance): "dichromatic+envelope90" removes the floor of
 #: the dichromatic model — the Fresnel veil where the surface shows one, else a fitted floor
 #: ("fitted-floor", clearly chromatic surfaces only: :data:`FLOOR_MIN_SATURATION`) — and then puts
@@ -313,6 +325,7 @@ SCORERS: dict[str, dict[str, Any]] = {
     "paper": {
         "calibration": None,
         "lightness_window": None,
+        "dark_neutral": None,
         "erode": 0,
         "specular": None,
         "fresnel": None,
@@ -380,6 +393,9 @@ class ColorScore:
     #: before it (CIELAB, as the image shows it: before the bound on invented colour); None: not
     #: calibrated (the rules alone, or too few pixels)
     calibration: dict[str, Any] | None = None
+    #: a black or near-black surface judged on all its pixels rather than its lit window
+    #: (``dark_neutral``, version 27)
+    dark_neutral: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -404,6 +420,7 @@ class ColorScorer:
         hue_threshold: float = HUE_THRESHOLD,
         min_pixels: int = 20,
         lightness_window: tuple[float, float] | None = LIT_WINDOW,
+        dark_neutral: float | None = DARK_NEUTRAL,
         erode: int = ERODE,
         specular: str | None = SPECULAR,
         floor_min_saturation: float = FLOOR_MIN_SATURATION,
@@ -499,6 +516,9 @@ class ColorScorer:
             int(min_pixels),
         )
         self.lightness_window = lightness_window
+        if dark_neutral is not None and not (math.isfinite(dark_neutral) and 0 < dark_neutral <= 100):
+            raise HuebenchError(f"dark_neutral must be an L* in (0, 100] or None, got {dark_neutral!r}")
+        self.dark_neutral = None if dark_neutral is None else float(dark_neutral)
         self.erode = int(erode)
         if specular is not None and specular != SPECULAR:
             raise UnknownNameError(
@@ -561,6 +581,7 @@ class ColorScorer:
             "hue_threshold": self.hue_threshold,
             "min_pixels": self.min_pixels,
             "lightness_window": None if self.lightness_window is None else list(self.lightness_window),
+            "dark_neutral": self.dark_neutral,
             "erode": self.erode,
             "specular": self.specular,
             "smooth": 0.0,  # no in-mask smoothing (a study variant); the key keeps earlier runs resumable
@@ -705,6 +726,12 @@ class ColorScorer:
         # flat paint) are shading: without the window their shadow band is averaged into the colour
         if window is not None and len(px8) >= 10 and not self.lit_surface_varies(px8, window[0]):
             window = None
+        # a black surface's brightest pixels are its reflections: it is judged on all of them
+        darkest = (
+            window is not None and self.dark_neutral is not None and dark_neutral(px8, max_lightness=self.dark_neutral)
+        )
+        if darkest:
+            window = None
         if self.dominant == "paper":
             dom = DOMINANT_COLOR_METHODS["paper"](srgb_to_lab(px8))
         else:
@@ -714,7 +741,9 @@ class ColorScorer:
             dom_lab = xyz_to_lab(linear_rgb_to_xyz(xyz_to_linear_rgb(lab_to_xyz(dom_lab)) * light))
         calibrated = None
         if statistics is not None:
-            dom_lab, calibrated = self.calibrate(dom_lab, glossy, statistics)
+            # the calibration learnt the lit window's readings: a black surface read on all its
+            # pixels is not what it learnt (version 27), and keeps the rules' colour
+            dom_lab, calibrated = self.calibrate(dom_lab, glossy, statistics, correct=not darkest)
         excess = float(np.hypot(dom_lab[1], dom_lab[2])) - chroma_p99
         # the bound counts from the pixels with the modelled reflection (the veil) removed: what the
         # steps after it infer beyond those pixels is invention, and it is held to the bound
@@ -771,6 +800,11 @@ class ColorScorer:
                 f"calibrated ({calibrated['model']}): L* {calibrated['lightness']:+.2f}, "
                 f"C* {calibrated['chroma']:+.2f} from {calibrated['before']}; "
             )
+        if darkest:
+            prefix += (
+                f"a black or near-black surface (neutral, three quarters of its pixels below L* {self.dark_neutral:g}): "
+                "judged on all its pixels, not the lit window, and not calibrated; "
+            )
         if cut:
             prefix += f"chroma {over:.1f} above the pixels' 99th percentile, cut to +{self.max_chroma_excess:g}; "
         reason = prefix + (
@@ -799,6 +833,7 @@ class ColorScorer:
             veil_refused=_per_channel(refused),
             light=_per_channel(light),
             calibration=calibrated,
+            dark_neutral=darkest,
         )
 
     def score_image(
@@ -893,15 +928,20 @@ class ColorScorer:
         return score, full_mask
 
     def calibrate(
-        self, dom_lab: NDArray[np.float64], glossy: bool | None, statistics: NDArray[np.float64]
+        self,
+        dom_lab: NDArray[np.float64],
+        glossy: bool | None,
+        statistics: NDArray[np.float64],
+        *,
+        correct: bool = True,
     ) -> tuple[NDArray[np.float64], dict[str, Any] | None]:
         """The rules' dominant colour (CIELAB, as the image shows it) with the calibration's
         correction (:mod:`~huebench.benchmarks.gencolor.calibration`): L* moved by ΔL* (within
         0–100), C*ab by ΔC*ab along its hue (not below 0; not raised where the metrics gate the hue,
         C*ab < ``MIN_CHROMA``), and the record of it — None where nothing was corrected and no
-        features are kept."""
+        features are kept. ``correct`` False: no correction (the features are still kept)."""
         features = calibration_features(dom_lab, glossy, statistics)
-        found = None if self.calibration is None else self.calibration.correction(features)
+        found = None if self.calibration is None or not correct else self.calibration.correction(features)
         record: dict[str, Any] = {}
         if found is not None and self.calibration is not None:
             d_l, d_c = found
