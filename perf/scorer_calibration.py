@@ -10,7 +10,8 @@
    ones, not those kept unseen; ``scorer_study.build``'s cached renders) is scored by the rules —
    the scorer without a calibration — keeping the calibration's input
    (``calibration.FEATURES``) and the rules' dominant colour. Each ensemble's target is the truth
-   less that colour: ΔL* (and ΔC*ab, where :data:`TARGETS` has it). Images too small to score are left out.
+   less that colour: ΔL* (and ΔC*ab, where :data:`TARGETS` has it). Images too small to score are left out, and so are the black surfaces the scorer never calibrates
+   (``dark_neutral``, version 27).
 2. **Leave one family out.** For each family, the ensembles are trained on every other family
    (both systems) and the scorer with them scores the held-out family's images — the whole scorer,
    its bound on invented colour included, against the target and the far colour — beside the rules
@@ -88,7 +89,8 @@ _DATA: dict[str, Any] = {}
 
 def _features_chunk(args: tuple[str, list[int]]) -> list[tuple[list[float], list[float], bool, bool]]:
     """The rules' scores of images ``idx``: (features, dominant colour before any correction, target
-    passed, far colour accepted); NaN features where the image has too few pixels."""
+    passed, far colour accepted); NaN features where the image has too few pixels, and where the
+    scorer does not calibrate it (a black surface read on all its pixels, ``dark_neutral``: version 27)."""
     system, idx = args
     meta, imgs, masks = _DATA["data"]
     rules = ColorScorer(system, calibration=None)
@@ -98,7 +100,8 @@ def _features_chunk(args: tuple[str, list[int]]) -> list[tuple[list[float], list
         score = rules.score_image(imgs[i], meta[i]["target"], mask=masks[i])[0]
         far = rules.score_image(imgs[i], meta[i]["far"], mask=masks[i])[0].passed
         record = score.calibration or {}
-        features = [float("nan") if v is None else v for v in record.get("features", [None] * len(FEATURES))]
+        kept = record.get("features", [None] * len(FEATURES)) if not score.dark_neutral else [None] * len(FEATURES)
+        features = [float("nan") if v is None else v for v in kept]
         before = record.get("before", [float("nan")] * 3)
         out.append((features, before, bool(score.passed), bool(far)))
     return out

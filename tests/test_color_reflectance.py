@@ -1440,6 +1440,14 @@ def test_the_scorer_judges_a_black_surface_on_all_its_pixels():
     assert default.passed and default.dark_neutral and "black or near-black surface" in default.reason
     assert not windowed.passed and not windowed.dark_neutral and "near-black" not in windowed.reason
     assert windowed.dominant_lab[0] - default.dominant_lab[0] > 3.5  # measured 23.5 against 19.4
+    # the calibration learnt the lit window's readings: it corrects the windowed reading, not this one
+    assert windowed.calibration is not None and "lightness" in windowed.calibration
+    assert default.calibration is None and "not calibrated" in default.reason
+    rules = ColorScorer("iscc-nbs-l2", calibration=None)
+    assert rules.score_image(shiny, "Black", mask=mask)[0].dominant_lab == default.dominant_lab
+    rules.keep_features = True  # what perf/scorer_calibration.py reads: the features, not a correction
+    kept = rules.score_image(shiny, "Black", mask=mask)[0]
+    assert kept.dark_neutral and set(kept.calibration) == {"features", "before"} and "not calibrated" not in kept.reason
     matte, mask = _dark_sphere(np.full(3, 0.024))
     assert all(
         ColorScorer("iscc-nbs-l2", dark_neutral=d).score_image(matte, "Black", mask=mask)[0].passed

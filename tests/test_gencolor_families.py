@@ -1442,7 +1442,7 @@ def test_the_reflections_family_mirrors_structured_surroundings():
 
 
 def test_the_composited_family_puts_analytic_bodies_on_generator_like_backdrops():
-    """Made after ``reflections`` and kept unseen with it: the analytic bodies as they are, their
+    """Made after ``reflections``, kept unseen until it judged version 26: the analytic bodies as they are, their
     backdrop replaced — bokeh, a gradient, paper, a drop shadow, the opposite hue, a tabletop."""
     samples = fam.family_samples("composited", L2)
     assert len(samples) == 29 * len(fam.COMPOSITE_BACKDROPS) == 174 and "composited" in fam.HELD_OUT_FAMILIES

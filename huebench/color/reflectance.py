@@ -73,6 +73,7 @@ __all__ = [
     "CURVE_SPREAD",
     "DARK_FALL_PIXELS",
     "DARK_NEUTRAL_LIGHTNESS",
+    "DARK_NEUTRAL_QUANTILE",
     "DIFFUSE_RECONSTRUCTION_METHODS",
     "F0_DIELECTRIC",
     "FIT_PIXELS",
@@ -245,10 +246,14 @@ NEUTRAL_HIGHLIGHT = 0.3
 #: surfaces whose lit half's mean colour is less saturated than this (linear RGB) are neutral:
 #: reflected white cannot be told from the body colour by chroma (as in :func:`looks_glossy`)
 NEUTRAL_SATURATION = 0.15
-#: :func:`dark_neutral`: a neutral surface whose median L* is below this is black or near black, and
-#: judged on all its pixels rather than its lit window. Version 27, chosen by the leave-one-family-out
-#: table in docs/gencolor.md ("dark_neutral")
+#: :func:`dark_neutral`: a neutral surface with :data:`DARK_NEUTRAL_QUANTILE` of its pixels darker
+#: than this L* is black or near black, and judged on all its pixels rather than its lit window.
+#: Version 27, chosen with the quantile by the leave-one-family-out table in docs/gencolor.md
+#: ("Version 27")
 DARK_NEUTRAL_LIGHTNESS = 31.0
+#: :func:`dark_neutral` reads this quantile of L*: three quarters of a black surface stay dark
+#: whatever a quarter of it mirrors, while a dark grey in deep shade has half its pixels dark but not
+#: three quarters (a median bound called CSS3/X11's DimGray black: docs/gencolor.md, "Version 27")
 DARK_NEUTRAL_QUANTILE = 0.75
 #: a veil is light every pixel of a glossy surface reflects, shadows included, so no channel of it
 #: can exceed what the pixels show in that channel (:func:`fit_veil`): their floor is this quantile
@@ -1887,7 +1892,8 @@ def dark_neutral(
     min_saturation: float = NEUTRAL_SATURATION,
 ) -> bool:
     """Is a surface (N×3 8-bit sRGB pixels) black or near black — neutral (:func:`lit_saturation`
-    below ``min_saturation``) with a median L* below ``max_lightness``?
+    below ``min_saturation``) with its ``quantile`` of L* (three quarters of its pixels, by
+    default) below ``max_lightness``?
 
     On such a surface the light a dielectric reflects is as bright as its diffuse light: an albedo
     of 2–5 % against an F0 of 4 % of the surroundings, more at grazing angles and in highlights

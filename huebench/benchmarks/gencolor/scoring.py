@@ -320,7 +320,8 @@ OFFLINE_SEGMENTATION: dict[str, Any] = {
 #: max_object_pixels as for ours, and what PCA gives)
 SCORERS: dict[str, dict[str, Any]] = {
     "huebench": {},
-    # the rules without the calibration (version 26: version 24's rules and the light's plausibility, version 26's)
+    # the rules without the calibration (version 27: version 24's rules, the light's plausibility of
+    # version 26 and the black surfaces of version 27)
     "huebench-rules": {"calibration": None},
     "paper": {
         "calibration": None,
@@ -803,7 +804,8 @@ class ColorScorer:
         if darkest:
             prefix += (
                 f"a black or near-black surface (neutral, three quarters of its pixels below L* {self.dark_neutral:g}): "
-                "judged on all its pixels, not the lit window, and not calibrated; "
+                "judged on all its pixels, not the lit window"
+                + (", and not calibrated; " if self.calibration is not None else "; ")
             )
         if cut:
             prefix += f"chroma {over:.1f} above the pixels' 99th percentile, cut to +{self.max_chroma_excess:g}; "
