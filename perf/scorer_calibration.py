@@ -99,9 +99,8 @@ def _features_chunk(args: tuple[str, list[int]]) -> list[tuple[list[float], list
     for i in idx:
         score = rules.score_image(imgs[i], meta[i]["target"], mask=masks[i])[0]
         far = rules.score_image(imgs[i], meta[i]["far"], mask=masks[i])[0].passed
-        record = score.calibration or {}
-        kept = record.get("features", [None] * len(FEATURES)) if not score.dark_neutral else [None] * len(FEATURES)
-        features = [float("nan") if v is None else v for v in kept]
+        record = {} if score.dark_neutral else score.calibration or {}  # never corrected: not a row
+        features = [float("nan") if v is None else v for v in record.get("features", [None] * len(FEATURES))]
         before = record.get("before", [float("nan")] * 3)
         out.append((features, before, bool(score.passed), bool(far)))
     return out
