@@ -179,7 +179,8 @@ class StudyScorer(ColorScorer):
                 )
             # the default's line leaves achromatic surfaces and flat patches alone: the same tests
             # (dichromatic_steps' min_saturation, its fit's shading test and its estimate's range test)
-            if albedo_saturation(px) is None:
+            flat_line = glossy is True and self.glossy_flat_line
+            if albedo_saturation(px, flat_line=flat_line) is None:
                 return px
             matte = glossy is False
             lin = srgb8_to_linear(np.asarray(self.truth, dtype=np.uint8))
@@ -262,6 +263,7 @@ SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "matte_quantile": {f"{v}": {"matte_quantile": v} for v in (None, 0.5, 0.75)},
     "veil_quantile": {f"{v}": {"veil_quantile": v} for v in (None, 0.05, 0.1, 0.2, 0.3, 0.5)},
     "matte_keeps_clipped": {f"{v}": {"matte_keeps_clipped": v} for v in (False, True)},
+    "glossy_flat_line": {f"{v}": {"glossy_flat_line": v} for v in (False, True)},
     "light_planarity": {f"{v}": {"light_planarity": v} for v in (None, 3.0, 5.0, 8.0)},
     "light_margin": {f"{v}": {"light_margin": v} for v in (2.0, 4.0, 8.0)},
 }

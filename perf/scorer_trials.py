@@ -109,17 +109,18 @@ def line_saturation(rule: LineRule, *, glossy_only: bool = True, flat: float | N
         curve_turn: float | None = None,
         dark_fall: float | None = None,
         line_band: tuple[float, float] | None = None,
+        flat_line: bool = False,
     ) -> float | None:
         if (quantile >= 0.85) != glossy_only:
-            return default(fit, quantile, curve_turn, dark_fall, line_band)
+            return default(fit, quantile, curve_turn, dark_fall, line_band, flat_line)
         sat, grey, lin = line_pixels(fit)
         if flat is None:
-            estimate = default(fit, quantile, curve_turn, dark_fall, line_band)
+            estimate = default(fit, quantile, curve_turn, dark_fall, line_band, flat_line)
             if estimate is None:
                 return None
-        else:
+        else:  # the trial's range test where the package's would run (version 28: not on glossy-called flat_line)
             lo, hi = stats.quantile(fit.grey[fit.use], [0.1, 0.9])
-            if hi < flat * lo:
+            if not flat_line and hi < flat * lo:
                 return None
             estimate = float(stats.quantile(sat, quantile))
         return rule(estimate, quantile, sat, grey, lin)
@@ -879,8 +880,9 @@ def estimators(system: str, data: Any, options: dict[str, Any] | None = None) ->
         curve_turn: float | None = None,
         dark_fall: float | None = None,
         line_band: tuple[float, float] | None = None,
+        flat_line: bool = False,
     ) -> float | None:
-        estimate = default(fit, quantile, curve_turn, dark_fall, line_band)
+        estimate = default(fit, quantile, curve_turn, dark_fall, line_band, flat_line)
         if quantile >= 0.85 and estimate is not None and not seen:
             seen.append(line_pixels(fit)[0])
         return estimate

@@ -780,6 +780,50 @@ def test_dichromatic_kernels_are_the_numpy_steps_bit_for_bit(monkeypatch):
     assert all(b <= a for a, b in zip(estimates[::4], estimates[3::4], strict=True) if a is not None)
 
 
+def _flat_glossy_surfaces(rng):
+    """N×3 8-bit glossy surfaces under soft light: shading within 0.8–1 (less than the 1.25× span
+    the diffuse line asks of its usable pixels), a white reflection rising on some pixels, noise."""
+    for n in (_kernels.KERNEL_FROM, 500, 2500):
+        for _ in range(8):
+            albedo = rng.random(3) ** 1.5
+            shade = rng.uniform(0.8, 1.0, n)
+            white = rng.uniform(0.02, 0.2) * rng.random(n) ** 4
+            lin = shade[:, None] * albedo + white[:, None] + rng.normal(0, rng.choice([0.0, 0.002]), (n, 3))
+            yield color.linear_to_srgb8(lin)
+
+
+def test_the_line_on_flat_surfaces_is_the_numpy_steps_bit_for_bit(monkeypatch):
+    # version 28: with flat_line the diffuse line is read on surfaces whose usable pixels span less
+    # than 1.25x in brightness too — the same estimate and pixels in the kernels as in NumPy, and
+    # an estimate where, without it, there is none
+    from huebench.color import reflectance
+
+    cases = list(_flat_glossy_surfaces(np.random.default_rng(28))) + list(_glossy_surfaces(np.random.default_rng(3)))
+
+    def run():
+        out = []
+        for px in cases:
+            for flat in (False, True):
+                out.append(reflectance.albedo_saturation(px, quantile=0.9, min_saturation=0.05, flat_line=flat))
+                out.append(reflectance.dichromatic_steps(px, quantile=0.9, min_saturation=0.05, flat_line=flat))
+        return out
+
+    compiled = run()
+    monkeypatch.setattr(_kernels, "enabled", lambda n: False)
+    reference = run()
+    for got, want in zip(compiled, reference, strict=True):
+        assert np.array_equal(got, want) if isinstance(got, np.ndarray) else got == want
+    flat = len(list(_flat_glossy_surfaces(np.random.default_rng(0))))
+    guarded, lined = compiled[: 4 * flat : 4], compiled[2 : 4 * flat : 4]
+    assert sum(g is None and e is not None for g, e in zip(guarded, lined, strict=True)) >= flat // 2
+    # where the guard finds a shading range, the flag changes nothing (every case)
+    assert all(g == e for g, e in zip(compiled[::4], compiled[2::4], strict=True) if g is not None)
+    changed = [
+        not np.array_equal(a, b) for a, b in zip(compiled[1 : 4 * flat : 4], compiled[3 : 4 * flat : 4], strict=True)
+    ]
+    assert sum(changed) >= flat // 2
+
+
 def test_within_and_nearer_is_delta_e_compiled():
     rng = np.random.default_rng(26)
     lab = np.column_stack([rng.uniform(0, 100, 500), rng.uniform(-80, 80, (500, 2))])

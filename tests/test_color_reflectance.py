@@ -1383,8 +1383,8 @@ def test_mask_box_is_the_masks_bounding_box_grown_within_the_image():
     assert rf.mask_box(np.zeros((4, 4), bool), 1) is None
 
 
-def _dark_sphere(albedo, *, env=0.0, highlight=0.0, size=64, seed=0):
-    """A sphere of ``albedo`` (linear RGB) lit from the upper left (0.15 ambient) on a grey backdrop,
+def _dark_sphere(albedo, *, env=0.0, highlight=0.0, ambient=0.15, size=64, seed=0):
+    """A sphere of ``albedo`` (linear RGB) lit from the upper left (``ambient``) on a grey backdrop,
     mirroring a surroundings of radiance ``env`` with Schlick's Fresnel (F0 0.04, rising to the
     rim) and a broad white lobe of ``highlight`` (exponent 20); σ 0.002 linear noise."""
     yy, xx = np.mgrid[:size, :size]
@@ -1392,7 +1392,7 @@ def _dark_sphere(albedo, *, env=0.0, highlight=0.0, size=64, seed=0):
     mask = x * x + y * y < 1
     z = np.sqrt(np.clip(1 - x * x - y * y, 0, 1))
     light = np.array([-0.4, -0.5, 0.77]) / np.linalg.norm([-0.4, -0.5, 0.77])
-    shade = 0.15 + 0.85 * np.clip(x * light[0] + y * light[1] + z * light[2], 0, None)
+    shade = ambient + (1 - ambient) * np.clip(x * light[0] + y * light[1] + z * light[2], 0, None)
     half = np.array([-0.2, -0.25, 1.0]) / np.linalg.norm([-0.2, -0.25, 1.0])
     lobe = highlight * np.clip(x * half[0] + y * half[1] + z * half[2], 0, None) ** 20
     reflected = (0.04 + 0.96 * (1 - z) ** 5) * env + lobe
@@ -1461,3 +1461,30 @@ def test_the_scorer_judges_a_black_surface_on_all_its_pixels():
     for bad in (0.0, -5.0, 101.0, float("nan")):
         with pytest.raises(HuebenchError, match="dark_neutral must be an L"):
             ColorScorer("css3", dark_neutral=bad)
+
+
+def test_a_glossy_surface_in_soft_light_gets_its_diffuse_line():
+    # version 28: under soft light (0.8 ambient) a coat mirroring bright surroundings spans less
+    # than 1.25x in brightness, the diffuse line's flatness guard left it as it was and the lit
+    # window read its palest pixels (C* 50 against the albedo's 58 on red). A surface called glossy
+    # gets its line; a matte one (no reflection) keeps the guard and the same colour either way
+    from huebench.benchmarks.gencolor.scoring import ColorScorer
+    from huebench.color import linear_to_srgb8
+
+    for albedo in ((0.5, 0.06, 0.04), (0.05, 0.12, 0.45)):
+        truth = "#" + bytes(linear_to_srgb8(np.array([albedo]))[0]).hex()
+        for env in (0.3, 0.5):
+            img, mask = _dark_sphere(np.array(albedo), env=env, ambient=0.8)
+            new = ColorScorer("iscc-nbs-l2").score_image(img, truth, mask=mask)[0]
+            old = ColorScorer("iscc-nbs-l2", glossy_flat_line=False).score_image(img, truth, mask=mask)[0]
+            assert new.glossy and new.passed and not old.passed, (albedo, env)
+            assert np.hypot(*new.dominant_lab[1:]) - np.hypot(*old.dominant_lab[1:]) > 4
+        matte, mask = _dark_sphere(np.array(albedo), ambient=0.8)
+        scores = [
+            ColorScorer("iscc-nbs-l2", glossy_flat_line=f).score_image(matte, truth, mask=mask)[0]
+            for f in (True, False)
+        ]
+        assert not scores[0].glossy and scores[0].dominant_lab == scores[1].dominant_lab and scores[0].passed
+    assert ColorScorer("css3").config()["glossy_flat_line"] is True
+    with pytest.raises(HuebenchError, match="^glossy_flat_line must be true or false, got 'no'$"):
+        ColorScorer("css3", glossy_flat_line="no")

@@ -131,9 +131,9 @@ def test_the_shipped_calibration():
     from huebench.benchmarks.gencolor.families import FAMILIES, HELD_OUT_FAMILIES, UNSEEN_FAMILIES
 
     # bounce, translucent and product judged this calibration after it was trained, composited
-    # judged scorer version 26 and reflections version 27, which carry it (docs/gencolor.md): the
-    # next one learns from them
-    judged = {"bounce", "translucent", "product", "composited", "reflections"}
+    # judged scorer version 26, reflections version 27 and backdrops version 28, which carry it
+    # (docs/gencolor.md): the next one learns from them
+    judged = {"bounce", "translucent", "product", "composited", "reflections", "backdrops"}
     assert set(t["families"]) == (set(FAMILIES) | set(HELD_OUT_FAMILIES)) - set(UNSEEN_FAMILIES) - judged
     assert not set(t["families"]) & (set(UNSEEN_FAMILIES) | judged)
     assert t["renders"] == ["quick", "full"] and set(t["images"]) == {"iscc-nbs-l2", "css3"}
@@ -366,7 +366,7 @@ def test_a_chroma_the_metrics_gate_is_never_raised():
 def test_named_scorers_and_config():
     assert SCORERS["huebench-rules"] == {"calibration": None} and SCORERS["paper"]["calibration"] is None
     cfg, rules = ColorScorer("css3").config(), ColorScorer.named("huebench-rules", "css3").config()
-    assert cfg["version"] == SCORER_VERSION == 27
+    assert cfg["version"] == SCORER_VERSION == 28
     assert cfg["calibration"] == CALIBRATION and cfg["calibration_sha256"] == load_calibration(CALIBRATION).sha256
     assert rules["calibration"] is None and rules["calibration_sha256"] is None
     assert {k: v for k, v in cfg.items() if not k.startswith("calibration") and k != "name"} == {

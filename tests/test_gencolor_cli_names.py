@@ -41,7 +41,7 @@ def test_the_family_error_lists_what_there_is(cli, tmp_path):
     assert code == 2 and "Did you mean" not in line  # nothing is close
     assert "Use all, or any of mitsuba, analytic, processed, textured, illuminant, " in line
     assert (
-        "(comma-separated; held out of all: recolored, microfacet, illustrated, stylized, tonemapped, camera, rendered, graded, looks, finishes, encodings, filters, optics, bounce, translucent, product, reflections, composited, backdrops)"
+        "(comma-separated; held out of all: recolored, microfacet, illustrated, stylized, tonemapped, camera, rendered, graded, looks, finishes, encodings, filters, optics, bounce, translucent, product, reflections, composited, backdrops, gels)"
         in line
     )
 

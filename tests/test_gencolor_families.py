@@ -3,6 +3,7 @@ real-photograph objects and a reproducible scorer config."""
 
 import colorsys
 import importlib.util
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -99,7 +100,7 @@ def test_processed_illuminant_and_textured_images_carry_the_same_object_plain():
     assert np.quantile(apart[apart <= 30], 0.98) <= 8  # elsewhere the same shading, noise apart
     with pytest.raises(
         HuebenchError,
-        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded, looks, finishes, encodings, filters, optics, bounce have",
+        match="'analytic' samples have no plain image; those of processed, illuminant, textured, tonemapped, camera, rendered, graded, looks, finishes, encodings, filters, optics, bounce, gels have",
     ):
         fam.plain_image(fam.family_samples("analytic", L2[:1])[0])
 
@@ -835,7 +836,7 @@ def test_a_curve_on_each_channel_below_the_darker_floor_takes_no_veil(monkeypatc
     plastic, _ = _lit_sphere(orange, curve=False, veil=0.06)
     depth = mask_depth(mask)
     scorer = ColorScorer("css3")
-    assert scorer.config()["floor_curve_turn"] == 0.5 and SCORER_VERSION == 27
+    assert scorer.config()["floor_curve_turn"] == 0.5 and SCORER_VERSION == 28
     for img in (curved, plastic):  # the floor alone cannot tell the two apart
         assert floor_below_zero(darker_floor(img, mask), 2.0)
     turn = interior_hue_turn(curved, mask)
@@ -1479,7 +1480,7 @@ def test_the_composited_family_puts_analytic_bodies_on_generator_like_backdrops(
 
 
 def test_the_backdrops_family_puts_renders_and_bodies_on_out_of_focus_photographs():
-    """Made after version 26 and kept unseen: each of six photographs behind a Mitsuba object and
+    """Made after version 26, kept unseen until it judged version 28 once (now spent): each of six photographs behind a Mitsuba object and
     behind a microfacet body; the object's pixels as made, the truth theirs."""
     pytest.importorskip("skimage")
     from scipy import ndimage
@@ -1488,7 +1489,7 @@ def test_the_backdrops_family_puts_renders_and_bodies_on_out_of_focus_photograph
 
     samples = fam.family_samples("backdrops", L2)
     assert len(samples) == 29 * 2 * len(fam.PHOTO_BACKDROPS) == 348 and "backdrops" in fam.HELD_OUT_FAMILIES
-    assert fam.UNSEEN_FAMILIES == ("backdrops",)
+    assert "backdrops" not in fam.UNSEEN_FAMILIES  # judged v28
     assert len(fam.family_samples("backdrops", load_system("css3").colors)) == 12 * 147
     assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
     assert {s["photo"] for s in samples} == set(fam.PHOTO_BACKDROPS)
@@ -1531,3 +1532,37 @@ def test_the_backdrops_family_puts_renders_and_bodies_on_out_of_focus_photograph
         fam.on_photograph(
             fam.KnownColorImage(np.zeros((4, 6, 3), np.uint8), np.ones((4, 6), bool), (0, 0, 0)), "coffee", 0
         )
+
+
+def test_the_gels_family_lights_a_white_key_beside_coloured_lights():
+    """Made after version 28 and kept unseen: a white key, and strip lights behind the body or a fill
+    card through coloured gels; exposed for the key, the truth the albedo, the plain image the same
+    set-up with every light white."""
+    from huebench.color.conversions import srgb_to_lab
+
+    samples = fam.family_samples("gels", L2)
+    assert len(samples) == 29 * len(fam.GEL_SETUPS) == 174 and fam.BODY_SETUPS["gels"] is fam.GEL_SETUPS
+    assert "gels" in fam.HELD_OUT_FAMILIES and "gels" in fam.UNSEEN_FAMILIES and "gels" in fam.PLAIN
+    assert len(fam.family_samples("gels", load_system("css3").colors)) == 6 * 147
+    assert len({(s["object"], s["color"], s["step"]) for s in samples}) == len(samples)  # ids unique
+    assert {s["material"] for s in samples} == {"diffuse", "glossy"}
+    for _, shading in fam.GEL_SETUPS.values():  # every gel a colour of luminance 1
+        for gel in (shading.fill_gel, shading.rim_gel):
+            if gel is not None:
+                assert np.isclose(np.asarray(gel) @ fam._LUMA, 1.0) and np.ptp(gel) > 0.5
+    white = (230, 230, 230)
+    for setup, (_, shading) in fam.GEL_SETUPS.items():
+        inputs = {"family": "gels", "color": "x", "rgb": list(white), "object": "sphere", "setup": setup}
+        made = fam.make_image({**inputs, "material": "diffuse", "step": setup}, size=48)
+        assert made.truth == white and made.plain is not None and made.plain.truth == white
+        assert np.array_equal(made.mask, made.plain.mask)
+        # the gels colour a white body where the plain image is grey: the rim or the shade
+        lab, plain_lab = srgb_to_lab(made.image[made.mask]), srgb_to_lab(made.plain.image[made.mask])
+        chroma, plain_chroma = np.hypot(lab[:, 1], lab[:, 2]), np.hypot(plain_lab[:, 1], plain_lab[:, 2])
+        assert np.quantile(chroma, 0.95) > 12 > 5 > np.quantile(plain_chroma, 0.95), setup
+        # exposed for the key alone: a grey card under the key, as without the gelled lights
+        alone = replace(shading, fill=0.0, rim=0.0, highlight=None)
+        exposure = fam.shade("sphere", white, shading, size=16)[2]
+        assert exposure == fam.shade("sphere", white, alone, size=16)[2], setup
+    with pytest.raises(HuebenchError, match="^coloured surroundings"):
+        fam.shade("sphere", white, fam.GEL_SETUPS["magenta-rim-matte"][1], size=16, ground_tint=(1.0, 0.5, 0.5))

@@ -117,7 +117,7 @@ def test_without_a_detector_only_single_object_prompts_are_judged():
     from huebench.benchmarks.gencolor.scoring import OFFLINE_SEGMENTATION
 
     offline = GenColorBench(images="imgs").resolved_options()["scorer_config"]
-    assert offline["offline_segmentation"] == OFFLINE_SEGMENTATION and offline["version"] == 27
+    assert offline["offline_segmentation"] == OFFLINE_SEGMENTATION and offline["version"] == 28
     detected = GenColorBench(images="imgs", detector="hf:d", segmenter="hf:s").resolved_options()
     assert "offline_segmentation" not in detected["scorer_config"]
 

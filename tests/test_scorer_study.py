@@ -324,8 +324,8 @@ def test_studies_leave_out_the_families_kept_unseen(study, monkeypatch):
 
     # product judged the offline segmentation's version 2 (2026-12-03); reflections and composited were
     # made after it, composited judged scorer version 26 and reflections version 27 (2026-12-04);
-    # backdrops was made after version 26
-    assert UNSEEN_FAMILIES == ("backdrops",) and set(UNSEEN_FAMILIES) <= set(HELD_OUT_FAMILIES)
+    # backdrops was made after version 26 and judged version 28; gels was made after version 28
+    assert UNSEEN_FAMILIES == ("gels",) and set(UNSEEN_FAMILIES) <= set(HELD_OUT_FAMILIES)
     # every held-out family is measured (rendered … product judged a version each: spent)
     families = study.study_families()
     assert families[0] == "all" and not set(UNSEEN_FAMILIES) & set(families)
@@ -342,8 +342,9 @@ def test_studies_leave_out_the_families_kept_unseen(study, monkeypatch):
         "translucent",
         "composited",
         "reflections",
+        "backdrops",
     } <= set(families)
-    assert len(families) == 1 + len(HELD_OUT_FAMILIES) - len(UNSEEN_FAMILIES) == 19
+    assert len(families) == 1 + len(HELD_OUT_FAMILIES) - len(UNSEEN_FAMILIES) == 20
     monkeypatch.setattr("huebench.benchmarks.gencolor.families.UNSEEN_FAMILIES", ("graded", "bounce"))
     assert "graded" not in study.study_families() and "rendered" in study.study_families()
 

@@ -1010,10 +1010,10 @@ if AVAILABLE:
 
     @_exact_jit()
     def _fit_saturation(
-        grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels, band_low, band_high
+        grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels, band_low, band_high, flat
     ):  # pragma: no cover - compiled
         # reflectance._saturation_from_fit: the q-quantile of the usable pixels' saturations, those
-        # less than half as saturated as the median left out; NaN for a flat patch. Where turn is
+        # less than half as saturated as the median left out; NaN for a flat patch unless flat. Where turn is
         # not NaN and the pixels show a curve on each channel (reflectance.shows_channel_curve), or
         # dark_fall is not NaN and their darker half's saturation falls with brightness
         # (reflectance.darker_half_falls, on at most dark_pixels of them), the quantile of those
@@ -1025,7 +1025,7 @@ if AVAILABLE:
         for i in range(n):
             sat[i] = perp[i] / (grey[i] if grey[i] > 1e-6 else 1e-6)
         lit = grey[use]
-        if _quantile(lit, 0.9) < 1.25 * _quantile(lit, 0.1):
+        if not flat and _quantile(lit, 0.9) < 1.25 * _quantile(lit, 0.1):
             return np.nan
         half = 0.5 * _median(sat[use])
         keep = use & (sat >= half)
@@ -1371,6 +1371,7 @@ if AVAILABLE:
         dark_pixels,
         band_low,
         band_high,
+        line_on_flat,
     ):  # pragma: no cover - compiled
         # reflectance.dichromatic_steps on N×3 8-bit pixels (all of them the fits' sample): the
         # fitted floor (with floor) and the diffuse line, sharing the fit while the pixels stay
@@ -1407,7 +1408,7 @@ if AVAILABLE:
         if shading == 0:
             return cur.copy()
         saturation = _fit_saturation(
-            grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels, band_low, band_high
+            grey, perp, use, q, lin, turn, fall, lit_from, dark_fall, dark_pixels, band_low, band_high, line_on_flat
         )
         if np.isnan(saturation):
             return cur.copy()
@@ -2010,10 +2011,12 @@ def fit_saturation(
     dark_fall: float | None,
     dark_pixels: int,
     line_band: tuple[float, float] | None = None,
+    flat_line: bool = False,
 ) -> float | None:
     """reflectance._saturation_from_fit on a fit's arrays (at least 20 usable pixels; ``lin``: the
     sample's linear RGB; ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half
-    test, which reads at most ``dark_pixels`` of the half; ``line_band`` None: no cap)."""
+    test, which reads at most ``dark_pixels`` of the half; ``line_band`` None: no cap;
+    ``flat_line``: a line on a flat patch too)."""
     turn = math.nan if curve_turn is None else float(curve_turn)
     low, high = (math.nan, math.nan) if line_band is None else (float(line_band[0]), float(line_band[1]))
     out = float(
@@ -2030,6 +2033,7 @@ def fit_saturation(
             int(dark_pixels),
             low,
             high,
+            bool(flat_line),
         )
     )
     return None if math.isnan(out) else out
@@ -2090,11 +2094,12 @@ def dichromatic_steps(
     dark_fall: float | None,
     dark_pixels: int,
     line_band: tuple[float, float] | None = None,
+    flat_line: bool = False,
 ) -> NDArray[np.uint8]:
     """reflectance.dichromatic_steps on N×3 8-bit pixels, every one of them in the fits' sample;
     ``table`` decodes 8-bit values, ``encoder`` is (thresholds, bins, bin count) of the encoding;
     ``curve_turn`` None: no curve test; ``dark_fall`` None: no darker-half test; ``line_band``
-    None: no cap."""
+    None: no cap; ``flat_line``: a line on a flat patch too."""
     thresholds, bins, n_bins = encoder
     low, high = (math.nan, math.nan) if line_band is None else (float(line_band[0]), float(line_band[1]))
     return np.asarray(
@@ -2119,6 +2124,7 @@ def dichromatic_steps(
             int(dark_pixels),
             low,
             high,
+            bool(flat_line),
         )
     )
 

@@ -1395,6 +1395,7 @@ def _saturation_from_fit(
     curve_turn: float | None = None,
     dark_fall: float | None = None,
     line_band: tuple[float, float] | None = None,
+    flat_line: bool = False,
 ) -> float | None:
     grey, norm_fit, use = fit.grey, fit.perp, fit.use
     if _kernels.enabled(len(grey)) and 0.0 <= quantile <= 1.0:  # the steps below in one kernel, the same value
@@ -1410,9 +1411,10 @@ def _saturation_from_fit(
             dark_fall,
             DARK_FALL_PIXELS,
             line_band,
+            flat_line,
         )
     lo, hi = stats.quantile(grey[use], [0.1, 0.9])
-    if hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
+    if not flat_line and hi < 1.25 * lo:  # a flat patch: saturation spread is noise, and its upper quantile a bias
         return None
     sat, grey, lin = fit.line_pixels()
     read = sat
@@ -1462,9 +1464,11 @@ def albedo_saturation(
     curve_turn: float | None = None,
     dark_fall: float | None = None,
     line_band: tuple[float, float] | None = None,
+    flat_line: bool = False,
 ) -> float | None:
     """The albedo's saturation as :func:`diffuse_line_reconstruction` estimates it (``curve_turn``,
-    ``dark_fall``: its curve tests, ``line_band`` its cap, there).
+    ``dark_fall``: its curve tests, ``line_band`` its cap, ``flat_line`` a line on a flat patch
+    too, there).
 
     Saturation is the distance from the grey axis over the grey component (linear RGB); the
     estimate is its ``quantile`` over the pixels — the least specular ones — leaving out clipped
@@ -1475,7 +1479,11 @@ def albedo_saturation(
     check_dark_fall(dark_fall)
     check_line_band(line_band)
     fit = DichromaticFit(rgb8)
-    return _saturation_from_fit(fit, quantile, curve_turn, dark_fall, line_band) if fit.fits(min_saturation) else None
+    return (
+        _saturation_from_fit(fit, quantile, curve_turn, dark_fall, line_band, flat_line)
+        if fit.fits(min_saturation)
+        else None
+    )
 
 
 def diffuse_line_reconstruction(
@@ -1489,6 +1497,7 @@ def diffuse_line_reconstruction(
     curve_turn: float | None = None,
     dark_fall: float | None = None,
     line_band: tuple[float, float] | None = None,
+    flat_line: bool = False,
 ) -> NDArray[np.uint8]:
     """Put every pixel back on the diffuse line of the dichromatic model.
 
@@ -1518,6 +1527,11 @@ def diffuse_line_reconstruction(
     curve that turns no hue. ``line_band`` (None: none): the estimate is at most the same quantile
     over the pixels between these two quantiles of brightness (:func:`line_band_saturation`,
     :data:`LINE_BAND`).
+
+    ``flat_line``: the line is read on a surface whose usable pixels span less than 1.25× in
+    brightness too (left as it is otherwise: on a flat matte patch the spread of saturations is
+    noise and their upper quantile a bias). A glossy surface under soft light is that flat, and
+    without its line the lit window reads its palest, most reflecting pixels.
     """
     check_curve_turn(curve_turn)
     check_dark_fall(dark_fall)
@@ -1525,7 +1539,9 @@ def diffuse_line_reconstruction(
     if saturation is None:
         fit = DichromaticFit(rgb8) if fit is None else fit.of(rgb8)
         est = (
-            _saturation_from_fit(fit, quantile, curve_turn, dark_fall, line_band) if fit.fits(min_saturation) else None
+            _saturation_from_fit(fit, quantile, curve_turn, dark_fall, line_band, flat_line)
+            if fit.fits(min_saturation)
+            else None
         )
         if est is None:
             return np.asarray(rgb8)
@@ -1623,10 +1639,12 @@ def dichromatic_steps(
     curve_turn: float | None = None,
     dark_fall: float | None = None,
     line_band: tuple[float, float] | None = None,
+    flat_line: bool = False,
 ) -> NDArray[np.uint8]:
     """The dichromatic corrections in turn: with ``floor``, :func:`remove_fitted_floor`
     (``floor_min_saturation``, ``max_floor``), then :func:`diffuse_line_reconstruction`
-    (``quantile``, ``min_saturation``, ``keep_clipped``, ``curve_turn``, ``dark_fall``, ``line_band``) on its result, the two sharing one
+    (``quantile``, ``min_saturation``, ``keep_clipped``, ``curve_turn``, ``dark_fall``, ``line_band``,
+    ``flat_line``) on its result, the two sharing one
     :class:`DichromaticFit` when the floor leaves the pixels as they are. N×3 8-bit pixels of at
     most :data:`FIT_PIXELS` run as one kernel where numba is (the same pixels; its few 3-vector
     products are loops where NumPy calls BLAS).
@@ -1653,6 +1671,7 @@ def dichromatic_steps(
         curve_turn=curve_turn,
         dark_fall=dark_fall,
         line_band=line_band,
+        flat_line=flat_line,
     )
     if (max_removed_white is None and curve_spread is None) or steps is rgb8:  # (NumPy returns unchanged pixels)
         return steps
@@ -1680,6 +1699,7 @@ def _dichromatic_steps(
     curve_turn: float | None,
     dark_fall: float | None,
     line_band: tuple[float, float] | None,
+    flat_line: bool = False,
 ) -> NDArray[np.uint8]:
     """:func:`dichromatic_steps` without its bounds on the white they take."""
     px = np.asarray(rgb8)
@@ -1709,6 +1729,7 @@ def _dichromatic_steps(
             dark_fall=dark_fall,
             dark_pixels=DARK_FALL_PIXELS,
             line_band=line_band,
+            flat_line=flat_line,
         )
     fit = None
     if floor:
@@ -1725,6 +1746,7 @@ def _dichromatic_steps(
         curve_turn=curve_turn,
         dark_fall=dark_fall,
         line_band=line_band,
+        flat_line=flat_line,
     )
 
 

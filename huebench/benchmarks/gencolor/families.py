@@ -66,9 +66,12 @@ several kinds of image formation (``huebench gencolor diagnose --family NAME|all
   direction but the narrow view ahead that the image shows. ``composited`` was made after it:
   the analytic bodies as they are on backdrops a generator would put there —
   bokeh, a gradient, paper, a drop shadow, the opposite hue, a tabletop (:data:`COMPOSITE_BACKDROPS`);
-  it judged scorer version 26 once and is spent. ``backdrops`` was made then and is kept unseen:
-  Mitsuba objects and microfacet bodies as made, everything beyond a pixel around them replaced by
-  an out-of-focus photograph (:data:`PHOTO_BACKDROPS`).
+  it judged scorer version 26 once and is spent. ``backdrops`` was made then and scored by
+  nothing until it judged version 28 once; it is spent: Mitsuba objects and microfacet bodies as
+  made, everything beyond a pixel around them replaced by an out-of-focus photograph
+  (:data:`PHOTO_BACKDROPS`). ``gels`` was made after version 28 and is kept unseen: a white key
+  and coloured lights beside it — strip lights behind the body and a fill card through magenta,
+  cyan, purple, teal, orange or blue gels (:data:`GEL_SETUPS`), coloured rims and a coloured shade.
 
 **The truth** of an image is the colour a flat, diffuse, fully lit patch of the object's albedo
 shows *in that image*: the albedo itself where the image keeps colours (renders, JPEG, blur,
@@ -120,6 +123,7 @@ __all__ = [
     "FAMILIES",
     "FILTER_PIPELINES",
     "FINISH_PIPELINES",
+    "GEL_SETUPS",
     "GRADED_PIPELINES",
     "GRADES",
     "HELD_OUT_FAMILIES",
@@ -169,15 +173,17 @@ HELD_OUT_FAMILIES = (
     "reflections",
     "composited",
     "backdrops",
+    "gels",
 )
 #: held-out families no study or trial may score (``perf/scorer_study.py``, ``perf/scorer_trials.py``
 #: leave them out): each judges the next scorer change once, through ``huebench gencolor diagnose
 #: --family NAME``, and is then spent — moved out of this tuple by the change it judged
 #: (``product`` judged the offline segmentation's version 2 and the scorer's version 25 once,
 #: 2026-12-03; ``reflections`` and ``composited`` were made after that, ``composited`` judged
-#: version 26 once and ``reflections`` version 27, both on 2026-12-04: ``backdrops``, made after
-#: version 26, stays unseen for the next change)
-UNSEEN_FAMILIES: tuple[str, ...] = ("backdrops",)
+#: version 26 once and ``reflections`` version 27, both on 2026-12-04; ``backdrops``, made after
+#: version 26, judged version 28 once, 2026-12-04: ``gels``, made after version 28, stays unseen
+#: for the next change)
+UNSEEN_FAMILIES: tuple[str, ...] = ("gels",)
 
 #: linear-sRGB colour of each light, luminance 1 (colour-science: CIE xy → XYZ → linear sRGB; the
 #: green tint is D65 moved to xy (0.31, 0.36)); a camera without white balance records these
@@ -295,6 +301,11 @@ class Shading:
     #: a contact shadow: all the diffuse light on the body's lowest quarter (of its height) cut,
     #: towards its bottom edge, by up to this share
     occlusion: float = 0.0
+    #: the fill card's light through a coloured gel (linear RGB, luminance 1; None: the key's colour),
+    #: in its diffuse light and its window alike
+    fill_gel: tuple[float, float, float] | None = None
+    #: the strip lights' behind the body, likewise
+    rim_gel: tuple[float, float, float] | None = None
 
 
 #: the product shot's lights besides the key: a fill card at the front right, two strips behind the body
@@ -382,11 +393,12 @@ def shade(
         raise HuebenchError(f"a softbox key lights Lambert bodies only, not {s.diffuse!r} ones")
     if s.highlight == "softbox" and not s.softbox > 0:
         raise HuebenchError("highlight='softbox' mirrors the softbox: give it a size (softbox > 0)")
+    if ground_tint is not None and (s.fill_gel is not None or s.rim_gel is not None):
+        raise HuebenchError("coloured surroundings (ground_tint) and gelled lights are not made together")
     rng = np.random.default_rng(seed)
     n = 2 * size  # 2× supersampling: anti-aliased edges mix object and backdrop as in real images
     z, inside = _height_field(shape, n, rng)
     nrm = _normals(z, n)
-    light = np.asarray(s.light, dtype=np.float64)
     ldir = np.array(s.light_dir, dtype=np.float64)
     ldir /= np.linalg.norm(ldir)
     view = np.array([0.0, 0.0, 1.0])
@@ -408,10 +420,24 @@ def shade(
         direct = np.mean([np.clip(nrm @ d, 0.0, None) for d in _softbox_directions(ldir, s.softbox)], axis=0)
     else:
         direct = cos_i
+    light = np.asarray(s.light, dtype=np.float64)
+    fill_light = light if s.fill_gel is None else np.asarray(s.fill_gel, dtype=np.float64)
+    rim_light = light if s.rim_gel is None else np.asarray(s.rim_gel, dtype=np.float64)
+    # the lights besides the key whose colour is not the key's: their irradiance per channel, over
+    # the key's colour (0 where none is)
+    gelled: NDArray[np.float64] | float = 0.0
     if s.fill:
-        direct = direct + s.fill * np.clip(nrm @ _FILL_DIR, 0.0, None)
+        fill = s.fill * np.clip(nrm @ _FILL_DIR, 0.0, None)
+        if s.fill_gel is None:
+            direct = direct + fill
+        else:
+            gelled = gelled + fill[..., None] * fill_light / light
     if s.rim:
-        direct = direct + s.rim * sum(np.clip(nrm @ d, 0.0, None) for d in _RIM_DIRS)
+        rim = s.rim * sum(np.clip(nrm @ d, 0.0, None) for d in _RIM_DIRS)
+        if s.rim_gel is None:
+            direct = direct + rim
+        else:
+            gelled = gelled + rim[..., None] * rim_light / light
     shadow: NDArray[np.float64] | float = 1.0
     if s.occlusion and inside.any():  # rows go down: the body's bottom edge has the largest y
         ys = np.broadcast_to(np.linspace(-1, 1, n)[:, None], z.shape)
@@ -421,11 +447,15 @@ def shade(
     sky, ground = 0.55, 0.25
     tint = None if ground_tint is None else np.asarray(ground_tint, dtype=np.float64)
     albedo = srgb8_to_linear(albedo_rgb)
-    if tint is None:
+    if tint is None and s.fill_gel is None and s.rim_gel is None:
         env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
         # relative to the key light's irradiance at normal incidence
         irradiance = (direct + s.ambient + env_diffuse) * shadow
         radiance = irradiance[..., None] * albedo * light
+    elif tint is None:  # the gelled lights per channel; the exposure is the key's (a grey card under it alone)
+        env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
+        irradiance = (direct + s.ambient + env_diffuse) * shadow
+        radiance = (irradiance[..., None] + gelled * np.asarray(shadow)[..., None]) * albedo * light
     else:  # the same per channel, the ground's light in its colour
         up = nrm[..., 1][..., None]
         env_rgb = (sky * (1 + up) + ground * tint * (1 - up)) / 2 if s.environment else 0.0
@@ -452,11 +482,24 @@ def shade(
         elif s.highlight == "softbox":  # the softbox mirrored: a window where the reflected view ray meets it
             refl = 2 * cos_o[..., None] * nrm - view
             spec = s.strength * _window(refl, ldir, s.softbox)
+            # the windows of lights through a gel, each in its light's colour
+            gelled_windows: list[tuple[Any, NDArray[np.float64]]] = []
             if s.fill:
-                spec = spec + s.fill * s.strength * _window(refl, _FILL_DIR, 0.5 * s.softbox)
+                fill_window = s.fill * s.strength * _window(refl, _FILL_DIR, 0.5 * s.softbox)
+                if s.fill_gel is None:
+                    spec = spec + fill_window
+                else:
+                    gelled_windows.append((fill_window, fill_light))
             if s.rim:
-                spec = spec + s.rim * s.strength * sum(_window(refl, d, 0.5 * s.softbox) for d in _RIM_DIRS)
-            spec = spec * (1.0 + 3.0 * (1.0 - cos_o) ** 5)  # brighter at grazing view, as Fresnel makes it
+                strips = s.rim * s.strength * sum(_window(refl, d, 0.5 * s.softbox) for d in _RIM_DIRS)
+                if s.rim_gel is None:
+                    spec = spec + strips
+                else:
+                    gelled_windows.append((strips, rim_light))
+            grazing = 1.0 + 3.0 * (1.0 - cos_o) ** 5  # brighter at grazing view, as Fresnel makes it
+            spec = spec * grazing
+            for window, colour in gelled_windows:
+                radiance = radiance + (window * grazing)[..., None] * colour
         else:
             raise HuebenchError(f"unknown highlight {s.highlight!r}: blinn-phong, ward, ggx or softbox")
         radiance = radiance + spec[..., None] * light
@@ -1420,9 +1463,73 @@ PRODUCT_SETUPS: dict[str, tuple[str, Shading]] = {
     ),
 }
 
+
+def _gel(rgb: Sequence[float]) -> tuple[float, float, float]:
+    """A gel's light: ``rgb`` (linear) scaled to luminance 1."""
+    v = np.asarray(rgb, dtype=np.float64)
+    r, g, b = (float(x) for x in v / float(v @ _LUMA))
+    return r, g, b
+
+
+#: the held-out ``gels`` family's set-ups (made on 2026-12-04 after scorer version 28, scored by
+#: nothing; kept unseen for the next change): a white key and coloured lights beside it — strip
+#: lights behind the body through magenta, cyan or purple gels (coloured rims, and coloured
+#: streaks on a glossy body), a fill card through a teal, orange or blue gel on the shadow side
+#: (a coloured shade), as "cinematic" and neon-lit generated images light objects. The truth is the
+#: albedo under the light its lit face receives (as ``bounce``'s); the plain image the same set-up
+#: with every light white
+GEL_SETUPS: dict[str, tuple[str, Shading]] = {
+    "magenta-rim-matte": ("diffuse", Shading(rim=0.8, rim_gel=_gel((1.0, 0.1, 0.9)), ambient=0.08, backdrop=0.05)),
+    "cyan-rim-gloss": (
+        "glossy",
+        Shading(softbox=0.3, highlight="softbox", strength=0.8, rim=0.7, rim_gel=_gel((0.05, 0.8, 1.0)), backdrop=0.04),
+    ),
+    "teal-fill-rough": (
+        "diffuse",
+        Shading(diffuse="oren-nayar", roughness=0.3, fill=0.5, fill_gel=_gel((0.05, 0.6, 0.5)), ambient=0.05),
+    ),
+    "orange-fill-phong": (
+        "glossy",
+        Shading(
+            highlight="blinn-phong",
+            strength=0.4,
+            size=40.0,
+            fill=0.4,
+            fill_gel=_gel((1.0, 0.45, 0.08)),
+            ambient=0.05,
+            light_dir=_RIGHT,
+        ),
+    ),
+    "two-gel-softbox": (
+        "glossy",
+        Shading(
+            softbox=0.35,
+            highlight="softbox",
+            strength=0.9,
+            fill=0.4,
+            fill_gel=_gel((0.1, 0.25, 1.0)),
+            rim=0.6,
+            rim_gel=_gel((1.0, 0.1, 0.9)),
+            backdrop=0.1,
+            ambient=0.04,
+        ),
+    ),
+    "purple-rim-wrap": (
+        "diffuse",
+        Shading(diffuse="wrap", wrap=0.3, rim=1.0, rim_gel=_gel((0.5, 0.1, 1.0)), backdrop=0.1, ambient=0.06),
+    ),
+}
+
 #: the held-out families of analytic bodies, each a table of set-ups shaded by :func:`shade`, one per
 #: colour and set-up, every shape in turn
-BODY_SETUPS = {"translucent": TRANSLUCENT_SETUPS, "product": PRODUCT_SETUPS}
+BODY_SETUPS = {"translucent": TRANSLUCENT_SETUPS, "product": PRODUCT_SETUPS, "gels": GEL_SETUPS}
+
+
+def _gelled(shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int) -> KnownColorImage:
+    """A ``gels`` body: exposed for its key light (a grey card under the key alone), the truth the
+    albedo under the key, the plain image the same body with every light white."""
+    plain = _analytic(shape, rgb, replace(s, fill_gel=None, rim_gel=None), size, seed)
+    return replace(_analytic(shape, rgb, s, size, seed), plain=plain)
 
 
 #: the analytic set-ups with an environment that the ``bounce`` family colours (its ground)
@@ -1760,7 +1867,7 @@ def _body_on_backdrop(
 # --- the ``backdrops`` family: renders on photographs -------------------------------------------
 
 #: the held-out ``backdrops`` family's photographs (scikit-image's sample images; made on
-#: 2026-12-04 after scorer version 26, scored by nothing; kept unseen): a café table, a cat on a
+#: 2026-12-04 after scorer version 26, scored by nothing until it judged version 28 once; spent): a café table, a cat on a
 #: rug, a flag and a space suit, a rocket against the sky, a deep-field sky (near black with
 #: specks), a stained tissue (pale pink and blue) — real textures and colours where the
 #: ``--surround`` study paints one flat colour
@@ -2181,6 +2288,8 @@ def make_image(inputs: dict[str, Any], *, size: int = 64, spp: int = 32, seed: i
             spp,
             s,
         )
+    if family == "gels":
+        return _gelled(inputs["object"], rgb, GEL_SETUPS[inputs["setup"]][1], size, s)
     if family in BODY_SETUPS:
         return _analytic(inputs["object"], rgb, BODY_SETUPS[family][inputs["setup"]][1], size, s)
     if family == "bounce" and "setup" in inputs:
@@ -2240,6 +2349,7 @@ PLAIN: dict[str, str] = {
     "filters": "without the filter",
     "optics": "without the lens or film effect",
     "bounce": "in neutral surroundings",
+    "gels": "with every light white",
 }
 
 

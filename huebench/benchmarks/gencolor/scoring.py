@@ -39,7 +39,11 @@ compares them side by side; quick L2 / CSS renders, exact masks):
   darkest — except where the darker pixels are more saturated than a veil leaves them
   (``line_band``, ``band_floor_errors``, version 23). Where they are and the surface's hue turns with
   brightness too, a curve on each channel made them so, not a reflection: no veil comes off and the
-  band cap stays (``floor_curve_turn``, version 24);
+  band cap stays (``floor_curve_turn``, version 24). A surface called glossy gets its line even
+  where its usable pixels span less than 1.25× in brightness — soft light, bright surroundings
+  mirrored across the whole face — which the line's flatness guard left as they were, for the
+  window to read its palest pixels (``glossy_flat_line``, version 28; the guard stays on matte
+  surfaces, whose flat saturations spread only with noise);
 - the dominant colour is taken over the lit surface — pixels between the 85th and 99th percentile
   of L* — because shadows darken and desaturate an object that people still call by its lit colour;
   except on a black or near-black surface (neutral, three quarters of its pixels below L* 31:
@@ -174,7 +178,7 @@ __all__ = [
 
 #: bumped whenever a default or a step of the scorer changes what it decides: it is part of the
 #: scorer's config in config.json, so --resume never mixes records of two scorers
-SCORER_VERSION = 27
+SCORER_VERSION = 28
 JND = 5.0
 #: how the three metrics meet the candidates: "per-metric" takes each metric's minimum over the
 #: candidates (the paper), "same" needs one candidate to pass all three (a grey candidate then
@@ -231,6 +235,13 @@ FLOOR_CURVE_TURN: float | None = CURVE_HUE_TURN
 #: bright colour under a warm light), which the line, fitted to the unclipped pixels, would darken
 #: (``diffuse_line_reconstruction(keep_clipped=True)``; docs/gencolor.md, version 10)
 MATTE_KEEPS_CLIPPED = True
+#: a surface the gloss test calls glossy gets its diffuse line even where its usable pixels span
+#: less than 1.25× in brightness — soft light, which lights it evenly and mirrors bright
+#: surroundings across all of it — rather than being left as it is, when the lit window reads its
+#: palest, most reflecting pixels. The flatness guard stays on surfaces called matte and pixels
+#: scored without their image (a flat matte patch's saturations spread only with noise). Version 28
+#: (docs/gencolor.md); False: the guard everywhere
+GLOSSY_FLAT_LINE = True
 #: pixels of the mask border dropped before scoring: anti-aliased edges mix object and background
 ERODE = 1
 #: Fresnel reflectance at normal incidence of the veil removed from glossy surfaces
@@ -320,8 +331,8 @@ OFFLINE_SEGMENTATION: dict[str, Any] = {
 #: max_object_pixels as for ours, and what PCA gives)
 SCORERS: dict[str, dict[str, Any]] = {
     "huebench": {},
-    # the rules without the calibration (version 27: version 24's rules, the light's plausibility of
-    # version 26 and the black surfaces of version 27)
+    # the rules without the calibration (version 28: version 24's rules, the light's plausibility of
+    # version 26, the black surfaces of version 27 and the flat glossy line of version 28)
     "huebench-rules": {"calibration": None},
     "paper": {
         "calibration": None,
@@ -452,6 +463,7 @@ class ColorScorer:
         band_floor_errors: float | None = BAND_FLOOR_ERRORS,
         floor_curve_turn: float | None = FLOOR_CURVE_TURN,
         matte_keeps_clipped: bool = MATTE_KEEPS_CLIPPED,
+        glossy_flat_line: bool = GLOSSY_FLAT_LINE,
         light_planarity: float | None = LIGHT_PLANARITY,
         light_margin: float = LIGHT_MARGIN,
         light_max_duv: float | None = LIGHT_MAX_DUV,
@@ -497,6 +509,9 @@ class ColorScorer:
         check_curve_turn(floor_curve_turn, "floor_curve_turn")
         self.floor_curve_turn = None if floor_curve_turn is None else float(floor_curve_turn)
         self.matte_keeps_clipped = bool(matte_keeps_clipped)
+        if not isinstance(glossy_flat_line, (bool, np.bool_)):
+            raise HuebenchError(f"glossy_flat_line must be true or false, got {glossy_flat_line!r}")
+        self.glossy_flat_line = bool(glossy_flat_line)
         if main_color is not None and not 0 < main_color <= 1:
             raise HuebenchError(f"main_color must be a share in (0, 1] or None, got {main_color!r}")
         self.main_color = None if main_color is None else float(main_color)
@@ -616,6 +631,7 @@ class ColorScorer:
             "band_floor_errors": self.band_floor_errors,
             "floor_curve_turn": self.floor_curve_turn,
             "matte_keeps_clipped": self.matte_keeps_clipped,
+            "glossy_flat_line": self.glossy_flat_line,
             "light_planarity": self.light_planarity,
             "light_margin": self.light_margin,
             "light_max_duv": self.light_max_duv,
@@ -1066,6 +1082,7 @@ class ColorScorer:
             line_band=None if matte or not cap_by_band else self.line_band,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
+            flat_line=glossy is True and self.glossy_flat_line,
         )
 
 
