@@ -137,6 +137,7 @@ def test_diagnose_switches_and_choices(monkeypatch, tmp_path):
         "family": "analytic",
         "scorer": "huebench",
         "candidate_rule": "same",
+        "scorer_options": None,  # the scorer's own settings: none changed
         "scorer_workers": None,  # every core; not part of the run's identity
     }
 

@@ -8,6 +8,7 @@ import pytest
 from PIL import Image
 
 from huebench.color import load_system
+from huebench.errors import HuebenchError
 
 
 def _square(path, rgb, margin: int, size: int = 64):
@@ -52,3 +53,53 @@ def test_a_small_offline_mask_gets_no_warning(cli, tmp_path):
     code, out, err = cli("gencolor", "score-image", tmp_path / "small.png", "--target", "RoyalBlue")
     assert code == 0 and err == ""
     assert "nearest css3 colour " in out and "check it with --save-mask" in out
+
+
+def test_scorer_options_set_the_scorers_settings_and_refuse_what_is_not_one(cli, tmp_path):
+    # --scorer-options: a JSON object of settings; version 27's flat-surface rule fails the soft-lit
+    # glossy sphere that version 28 passes (tests/test_color_reflectance.py)
+    from tests.test_color_reflectance import _dark_sphere
+
+    img, mask = _dark_sphere(np.array((0.5, 0.06, 0.04)), env=0.3, ambient=0.8)
+    Image.fromarray(img).save(tmp_path / "soft.png")
+    Image.fromarray(mask.astype(np.uint8) * 255).save(tmp_path / "mask.png")
+    args = ("gencolor", "score-image", tmp_path / "soft.png", "--mask", tmp_path / "mask.png", "--target", "#b83b36",
+            "--system", "iscc-nbs-l2", "--json")  # fmt: skip
+    code, out, _ = cli(*args)
+    assert code == 0 and json.loads(out)["pass"] is True
+    code, out, _ = cli(*args, "--scorer-options", '{"glossy_flat_line": false}')
+    assert code == 0 and json.loads(out)["pass"] is False
+    for given, message in (
+        ("{glossy", "error: --scorer-options '{glossy': not JSON ("),
+        ("[1]", "error: --scorer-options '[1]': give a JSON object of scorer settings, e.g. "),
+        ('{"glossy_flat": false}', "error: --scorer-options: 'glossy_flat' is not a scorer setting. Did you mean 'glossy_flat_line'"),
+        ('{"k": 5}', "error: --scorer-options: 'k' has its own flag: use --k"),
+        ('{"line_band": {"low": 0.3}}', "error: --scorer-options: 'line_band' is {\"low\": 0.3}; a setting is a number"),
+        ('{"glossy_flat_line": "no"}', "error: glossy_flat_line must be true or false, got 'no'"),
+        ('{"dark_neutral": -1}', "error: dark_neutral must be an L* in (0, 100] or None, got -1"),
+    ):  # fmt: skip
+        code, out, err = cli(*args, "--scorer-options", given)
+        assert code == 2 and out == "" and err.startswith(message) and len(err.strip().splitlines()) == 1, (given, err)
+
+
+def test_scorer_options_are_recorded_and_a_resume_with_others_is_refused(tmp_path):
+    from huebench.benchmarks.gencolor.benchmark import GenColorBench
+    from huebench.benchmarks.gencolor.diagnostic import Diagnostic
+    from huebench.benchmarks.gencolor.scoring import canonical_scorer_options, parse_scorer_options
+
+    given = '{ "line_band": [0.2, 0.8],  "glossy_flat_line": false }'
+    assert parse_scorer_options(given) == {"line_band": (0.2, 0.8), "glossy_flat_line": False}
+    assert canonical_scorer_options(given) == '{"glossy_flat_line":false,"line_band":[0.2,0.8]}'
+    assert canonical_scorer_options("") is None and canonical_scorer_options("{}") is None
+    bench = GenColorBench(images=str(tmp_path), scorer_options=given)
+    options = bench.resolved_options()
+    assert options["scorer_options"] == canonical_scorer_options(given)
+    assert options["scorer_config"]["glossy_flat_line"] is False and options["scorer_config"]["line_band"] == [0.2, 0.8]
+    assert GenColorBench(images=str(tmp_path)).resolved_options()["scorer_config"]["glossy_flat_line"] is True
+    # the diagnostic: the --scorer one takes them, the paper's beside it stays as named; k is its own
+    diag = Diagnostic(quick=True, family="analytic", scorer_options='{"k": 5, "glossy_flat_line": false}')
+    records = diag.resolved_options()["scorer_config"]
+    assert records["huebench"]["k"] == 5 and records["huebench"]["glossy_flat_line"] is False
+    assert records["paper"]["k"] == 3 and records["paper"]["glossy_flat_line"] is True
+    with pytest.raises(HuebenchError, match="^--scorer-options: 'candidate_rule' has its own flag: use --candidates$"):
+        Diagnostic(quick=True, family="analytic", scorer_options='{"candidate_rule": "same"}')

@@ -174,7 +174,8 @@ def test_ceiling_table_takes_each_oracle_where_it_knows_and_the_best_value_per_i
 def test_the_truth_oracle_is_the_default_line_but_for_its_saturation(study, monkeypatch):
     """Given the saturation the default estimates, the oracle's steps are the default's, pixel for
     pixel: the same floor (none once a veil came off), the same clipped pixels kept on a matte
-    surface, the same surfaces left alone (achromatic, no shading, too little shading range)."""
+    surface, the same surfaces left alone (achromatic, no shading, too little shading range unless
+    called glossy)."""
     from huebench.benchmarks.gencolor.families import make_image
     from huebench.benchmarks.gencolor.scoring import DIFFUSE_QUANTILE, MATTE_QUANTILE, ColorScorer
     from huebench.color import albedo_saturation, linear_to_srgb8, remove_specular, srgb8_to_linear
@@ -204,7 +205,10 @@ def test_the_truth_oracle_is_the_default_line_but_for_its_saturation(study, monk
                 floored = px if veil is not None else remove_specular(px, method="fitted-floor")
                 q = MATTE_QUANTILE if glossy is False else DIFFUSE_QUANTILE
                 estimate = albedo_saturation(
-                    floored, quantile=q, line_band=None if glossy is False else default.line_band
+                    floored,
+                    quantile=q,
+                    line_band=None if glossy is False else default.line_band,
+                    flat_line=glossy is True,  # version 28: a glossy-called line on a narrow range too
                 )
                 monkeypatch.setattr(study, "saturation_of", lambda lin, e=estimate: e if e is not None else 1.0)
                 want = default.specular_steps(px, veil, glossy)

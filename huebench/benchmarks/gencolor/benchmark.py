@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from huebench._suggest import suggestion_text
 from huebench.benchmarks.base import Benchmark, Sample, register_benchmark
 from huebench.benchmarks.gencolor.analysis import analyses, report_sections
-from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
+from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP, SCORER_OPTIONS_HELP
 from huebench.benchmarks.gencolor.pipeline import (
     SCORER_WORKERS_HELP,
     WORKER_MODULES,
@@ -32,7 +32,14 @@ from huebench.benchmarks.gencolor.pipeline import (
     generate_stage,
 )
 from huebench.benchmarks.gencolor.prompts import BUILT_IN_SUITES, SUITE_SYSTEMS, TASKS, load_prompts
-from huebench.benchmarks.gencolor.scoring import DEFAULT_K, HUE_THRESHOLD, OFFLINE_SEGMENTATION, ColorScorer
+from huebench.benchmarks.gencolor.scoring import (
+    DEFAULT_K,
+    HUE_THRESHOLD,
+    OFFLINE_SEGMENTATION,
+    ColorScorer,
+    canonical_scorer_options,
+    parse_scorer_options,
+)
 from huebench.benchmarks.gencolor.store import ImageStore
 from huebench.errors import HuebenchError, UnknownNameError
 from huebench.models.base import Capability, Model
@@ -197,6 +204,7 @@ class GenColorBench(_Prompts):
         "device": "torch device of the helper models (default: the run's).",
         "scorer": SCORER_HELP,
         "candidate_rule": CANDIDATE_RULE_HELP,
+        "scorer_options": SCORER_OPTIONS_HELP,
         "scorer_config": "The scorer's every setting, as config.json records it (rebuilt from the options, not read).",
         "scorer_workers": SCORER_WORKERS_HELP,
     }
@@ -214,6 +222,7 @@ class GenColorBench(_Prompts):
         device: str | None = None,
         scorer: str = "huebench",
         candidate_rule: str = "per-metric",
+        scorer_options: str | None = None,
         scorer_config: Any = None,  # the record of the scorer config.json keeps; rebuilt, not read
         scorer_workers: int | None = None,
         **options: Any,
@@ -232,9 +241,11 @@ class GenColorBench(_Prompts):
             device=device,
             scorer=scorer,
             candidate_rule=candidate_rule,
+            scorer_options=canonical_scorer_options(scorer_options),
             **options,
         )
         self.scorer_name, self.candidate_rule = scorer, candidate_rule
+        self.scorer_overrides = parse_scorer_options(scorer_options)
         self.vqa_spec, self.detector_spec, self.segmenter_spec = vqa, detector, segmenter
         self.masks_dir, self.k, self.hue_threshold, self.box_threshold = (
             masks,
@@ -265,7 +276,12 @@ class GenColorBench(_Prompts):
 
     def scorer_spec(self, system: str) -> ScorerSpec:
         return ScorerSpec.of(
-            self.scorer_name, system, k=self.k, hue_threshold=self.hue_threshold, candidate_rule=self.candidate_rule
+            self.scorer_name,
+            system,
+            k=self.k,
+            hue_threshold=self.hue_threshold,
+            candidate_rule=self.candidate_rule,
+            **self.scorer_overrides,
         )
 
     def scorer(self, system: str) -> ColorScorer:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
+from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP, SCORER_OPTIONS_HELP
 from huebench.benchmarks.option_flags import benchmark_options, benchmark_options_command
 from huebench.report.html import fmt_num
 
@@ -68,6 +68,9 @@ def score_image(
     k: int = typer.Option(DEFAULT_K, "--k", help="Nearest neighbours of the target in the candidate set."),
     scorer: str = typer.Option("huebench", "--scorer", help=SCORER_HELP),
     candidates: str = typer.Option("per-metric", "--candidates", help=CANDIDATE_RULE_HELP),
+    scorer_options: str | None = typer.Option(
+        None, "--scorer-options", help=SCORER_OPTIONS_HELP.replace("; recorded in config.json with every setting", "")
+    ),
     as_json: bool = typer.Option(
         False,
         "--json",
@@ -83,18 +86,19 @@ def score_image(
     import numpy as np
     from PIL import Image
 
-    from huebench.benchmarks.gencolor.scoring import ColorScorer
+    from huebench.benchmarks.gencolor.scoring import ColorScorer, parse_scorer_options
     from huebench.images import load_image
     from huebench.report.gallery import lab_hex
 
     _check_scorer(scorer)
+    overrides = parse_scorer_options(scorer_options, {"k": "--k", "candidate_rule": "--candidates"})
     if save_mask is not None and save_mask.exists():
         raise typer.BadParameter(f"--save-mask {save_mask} exists; give a new file")
     img = np.asarray(load_image(image))
     m = None
     if mask is not None:
         m = np.asarray(load_image(mask).convert("L")) > 0
-    color_scorer = ColorScorer.named(scorer, system, k=k, candidate_rule=candidates)
+    color_scorer = ColorScorer.named(scorer, system, k=k, candidate_rule=candidates, **overrides)
     score, used = color_scorer.score_image(img, target, mask=m)
     share = float(used.mean())
     found = np.asarray(score.dominant_lab, dtype=np.float64)

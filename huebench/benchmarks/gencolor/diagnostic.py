@@ -31,10 +31,15 @@ from huebench.benchmarks.gencolor.families import (
     family_samples,
     make_image,
 )
-from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP
+from huebench.benchmarks.gencolor.help_texts import CANDIDATE_RULE_HELP, SCORER_HELP, SCORER_OPTIONS_HELP
 from huebench.benchmarks.gencolor.pipeline import SCORER_WORKERS_HELP, WORKER_MODULES, ScorerSpec
 from huebench.benchmarks.gencolor.render import BACKGROUNDS, LIGHTINGS, OBJECTS, RenderSpec, render
-from huebench.benchmarks.gencolor.scoring import OFFLINE_SEGMENTATION, SCORERS
+from huebench.benchmarks.gencolor.scoring import (
+    OFFLINE_SEGMENTATION,
+    SCORERS,
+    canonical_scorer_options,
+    parse_scorer_options,
+)
 from huebench.color import delta_e, load_system
 from huebench.errors import HuebenchError
 from huebench.models.base import Capability, Model
@@ -64,6 +69,10 @@ def _setting_text(value: Any) -> str:
 
 def _pick(seed: int, *keys: Any) -> int:
     return int.from_bytes(hashlib.sha256("\x00".join(map(str, (seed, *keys))).encode()).digest()[:8], "little")
+
+
+#: the scorer setting ``diagnose`` sets by a flag of its own: ``--scorer-options`` refuses it
+DIAGNOSE_FLAGS = {"candidate_rule": "--candidates"}
 
 
 def _scorer_names(primary: str) -> tuple[str, str]:
@@ -174,6 +183,7 @@ class Diagnostic(Benchmark):
         ),
         "scorer": SCORER_HELP,
         "candidate_rule": CANDIDATE_RULE_HELP,
+        "scorer_options": SCORER_OPTIONS_HELP + " They change the --scorer one; the other is as named.",
         "scorer_workers": SCORER_WORKERS_HELP,
     }
 
@@ -187,6 +197,7 @@ class Diagnostic(Benchmark):
         family: str = "all",
         scorer: str = "huebench",
         candidate_rule: str = "per-metric",
+        scorer_options: str | None = None,
         scorer_config: Any = None,  # the record of the scorers config.json keeps; rebuilt, not read
         scorer_workers: int | None = None,
         **options: Any,
@@ -212,11 +223,16 @@ class Diagnostic(Benchmark):
             family=family,
             scorer=scorer,
             candidate_rule=candidate_rule,
+            scorer_options=canonical_scorer_options(scorer_options, DIAGNOSE_FLAGS),
             **options,
         )
         self.seed, self.system_name, self.quick, self.size, self.spp = seed, system, bool(quick), size, spp
         self.families = families
-        self.scorer_specs = {n: ScorerSpec.of(n, system, candidate_rule=candidate_rule) for n in _scorer_names(scorer)}
+        overrides = parse_scorer_options(scorer_options, DIAGNOSE_FLAGS)
+        self.scorer_specs = {
+            n: ScorerSpec.of(n, system, candidate_rule=candidate_rule, **(overrides if n == scorer else {}))
+            for n in _scorer_names(scorer)
+        }
         self.scorers = {n: spec.build() for n, spec in self.scorer_specs.items()}
         self.scorer = self.scorers[scorer]
         # not an option of the run's identity (config.json, --resume): results do not depend on it

@@ -3,7 +3,7 @@
 A light module (no NumPy): ``huebench gencolor``'s module imports it when ``huebench`` starts.
 """
 
-__all__ = ["CANDIDATE_RULE_HELP", "SCORER_HELP"]
+__all__ = ["CANDIDATE_RULE_HELP", "SCORER_HELP", "SCORER_OPTIONS_HELP"]
 
 SCORER_HELP = (
     "huebench (default: lit surface, specular steps, calibration), huebench-rules (the same without its "
@@ -11,4 +11,8 @@ SCORER_HELP = (
 )
 CANDIDATE_RULE_HELP = (
     "per-metric: each metric's minimum over the candidates (the paper); same: one candidate must pass all three."
+)
+SCORER_OPTIONS_HELP = (
+    "The scorer's settings changed from its defaults, as a JSON object, e.g. '{\"glossy_flat_line\": false}' "
+    "(version 27's flat-surface rule); recorded in config.json with every setting (docs/gencolor.md, Scorer)."
 )

@@ -75,7 +75,10 @@ masks or supplied masks there.
 
 from __future__ import annotations
 
+import inspect
+import json
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -172,6 +175,8 @@ __all__ = [
     "SCORER_VERSION",
     "ColorScore",
     "ColorScorer",
+    "canonical_scorer_options",
+    "parse_scorer_options",
     "peel_background",
     "segment_offline",
 ]
@@ -1084,6 +1089,64 @@ class ColorScorer:
             keep_clipped=matte and self.matte_keeps_clipped,
             flat_line=glossy is True and self.glossy_flat_line,
         )
+
+
+#: the scorer settings ``gencolor score`` (and ``run gencolorbench``) sets by flags of their own:
+#: ``--scorer-options`` refuses them there (setting → flag)
+SCORE_FLAGS = {"k": "--k", "hue_threshold": "--hue-threshold", "candidate_rule": "--candidates"}
+
+
+def scorer_option_names(own_flags: Mapping[str, str] = SCORE_FLAGS) -> list[str]:
+    """The settings ``--scorer-options`` may set: every keyword of :class:`ColorScorer` but its
+    name and those with a flag of their own on the command (``own_flags``)."""
+    params = inspect.signature(ColorScorer.__init__).parameters
+    return [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n not in own_flags and n != "name"]
+
+
+def parse_scorer_options(
+    text: str | None, own_flags: Mapping[str, str] = SCORE_FLAGS, flag: str = "--scorer-options"
+) -> dict[str, Any]:
+    """The scorer settings a ``--scorer-options`` JSON object gives (``{}`` for None or empty),
+    JSON lists as tuples (a window, a band); a one-line :class:`HuebenchError` naming the flag for
+    text that is not a JSON object, a key that is not a setting or one the command sets by a flag
+    of its own (``own_flags``: setting → flag). The values are checked where the scorer is made,
+    each by its setting's own one-line error. :func:`canonical_scorer_options` is what a run
+    records of it."""
+    if text is None or not str(text).strip():
+        return {}
+    example = '\'{"glossy_flat_line": false, "dark_neutral": null}\''
+    try:
+        found = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HuebenchError(
+            f"{flag} {text!r}: not JSON ({exc.msg} at character {exc.pos}); give an object, e.g. {example}"
+        ) from None
+    if not isinstance(found, dict):
+        raise HuebenchError(f"{flag} {text!r}: give a JSON object of scorer settings, e.g. {example}")
+    known = scorer_option_names(own_flags)
+    for key in found:
+        if key in own_flags:
+            raise HuebenchError(f"{flag}: {key!r} has its own flag: use {own_flags[key]}")
+        if key not in known:
+            raise HuebenchError(
+                f"{flag}: {key!r} is not a scorer setting.{suggestion_text(str(key), known)} "
+                f"Settings: {', '.join(known)} (docs/gencolor.md, Scorer)"
+            )
+    for key, value in found.items():
+        items = value if isinstance(value, list) else [value]
+        if isinstance(value, dict) or any(isinstance(v, (dict, list)) for v in items):
+            raise HuebenchError(
+                f"{flag}: {key!r} is {json.dumps(value)}; a setting is a number, true, false, null, a "
+                "string or a list of numbers"
+            )
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in found.items()}
+
+
+def canonical_scorer_options(text: str | None, own_flags: Mapping[str, str] = SCORE_FLAGS) -> str | None:
+    """``--scorer-options`` as config.json records it: the same object, keys sorted, compact (None
+    when it sets nothing), so that spacing or key order does not make --resume refuse a run."""
+    found = parse_scorer_options(text, own_flags)
+    return json.dumps(found, sort_keys=True, separators=(",", ":")) if found else None
 
 
 def _chroma_p99(px8: NDArray[np.uint8], light: NDArray[np.float64] | None) -> float:
