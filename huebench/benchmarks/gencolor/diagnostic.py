@@ -168,7 +168,7 @@ class _ScoreKnown:
 class Diagnostic(Benchmark):
     name = "gencolor-diagnostic"
     description = (
-        "GenColorBench scorer diagnostic on images of known colour: five families and five held out (no model needed)"
+        "GenColorBench scorer diagnostic on images of known colour: five families and twenty held out (no model needed)"
     )
     capabilities = ()
     internal_options = ("scorer_config",)  # config.json's record of the scorers, rebuilt from the options
