@@ -74,9 +74,15 @@ def test_scorer_options_set_the_scorers_settings_and_refuse_what_is_not_one(cli,
         ("[1]", "error: --scorer-options '[1]': give a JSON object of scorer settings, e.g. "),
         ('{"glossy_flat": false}', "error: --scorer-options: 'glossy_flat' is not a scorer setting. Did you mean 'glossy_flat_line'"),
         ('{"k": 5}', "error: --scorer-options: 'k' has its own flag: use --k"),
-        ('{"line_band": {"low": 0.3}}', "error: --scorer-options: 'line_band' is {\"low\": 0.3}; a setting is a number"),
-        ('{"glossy_flat_line": "no"}', "error: glossy_flat_line must be true or false, got 'no'"),
-        ('{"dark_neutral": -1}', "error: dark_neutral must be an L* in (0, 100] or None, got -1"),
+        ('{"line_band": {"low": 0.3}}', "error: --scorer-options: 'line_band' must be a list of two numbers or null, got {\"low\": 0.3}"),
+        ('{"glossy_flat_line": "no"}', "error: --scorer-options: 'glossy_flat_line' must be true or false, got \"no\""),
+        ('{"jnd": true}', "error: --scorer-options: 'jnd' must be a finite number, got true"),
+        ('{"max_floor": NaN}', "error: --scorer-options: 'max_floor' must be a finite number or null, got NaN"),
+        ('{"erode": 1.5}', "error: --scorer-options: 'erode' must be a whole number, got 1.5"),
+        ('{"rim_band": null}', "error: --scorer-options: 'rim_band' must be a list of two whole numbers, got null"),
+        ('{"jnd": 4, "jnd": 5}', "error: --scorer-options: 'jnd' given twice; give each setting once"),
+        ('{"dark_neutral": -1}', "error: dark_neutral must be an L* in (0, 100] or None, got -1.0"),
+        ('{"lightness_window": [0.99, 0.85]}', "error: lightness_window must be two quantiles of L* (low, high) with 0 <= low < high <= 1"),
     ):  # fmt: skip
         code, out, err = cli(*args, "--scorer-options", given)
         assert code == 2 and out == "" and err.startswith(message) and len(err.strip().splitlines()) == 1, (given, err)
@@ -91,6 +97,7 @@ def test_scorer_options_are_recorded_and_a_resume_with_others_is_refused(tmp_pat
     assert parse_scorer_options(given) == {"line_band": (0.2, 0.8), "glossy_flat_line": False}
     assert canonical_scorer_options(given) == '{"glossy_flat_line":false,"line_band":[0.2,0.8]}'
     assert canonical_scorer_options("") is None and canonical_scorer_options("{}") is None
+    assert canonical_scorer_options('{"jnd": 5}') == canonical_scorer_options('{"jnd":5.0}') == '{"jnd":5.0}'
     bench = GenColorBench(images=str(tmp_path), scorer_options=given)
     options = bench.resolved_options()
     assert options["scorer_options"] == canonical_scorer_options(given)

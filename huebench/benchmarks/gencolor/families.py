@@ -1474,10 +1474,11 @@ def _gel(rgb: Sequence[float]) -> tuple[float, float, float]:
 #: the held-out ``gels`` family's set-ups (made on 2026-12-04 after scorer version 28, scored by
 #: nothing; kept unseen for the next change): a white key and coloured lights beside it — strip
 #: lights behind the body through magenta, cyan or purple gels (coloured rims, and coloured
-#: streaks on a glossy body), a fill card through a teal, orange or blue gel on the shadow side
-#: (a coloured shade), as "cinematic" and neon-lit generated images light objects. The truth is the
-#: albedo under the light its lit face receives (as ``bounce``'s); the plain image the same set-up
-#: with every light white
+#: streaks on a glossy body), a fill card at the front right through a teal, orange or blue gel (a
+#: coloured shade, or a tint on the lit side where the key comes from the right), as "cinematic" and
+#: neon-lit generated images light objects. The truth is the albedo under the light its lit face
+#: receives — the face that looks at the key, with what of the gels reaches it (:func:`_gelled`);
+#: the plain image the same set-up with every light white
 GEL_SETUPS: dict[str, tuple[str, Shading]] = {
     "magenta-rim-matte": ("diffuse", Shading(rim=0.8, rim_gel=_gel((1.0, 0.1, 0.9)), ambient=0.08, backdrop=0.05)),
     "cyan-rim-gloss": (
@@ -1526,10 +1527,39 @@ BODY_SETUPS = {"translucent": TRANSLUCENT_SETUPS, "product": PRODUCT_SETUPS, "ge
 
 
 def _gelled(shape: str, rgb: Sequence[int], s: Shading, size: int, seed: int) -> KnownColorImage:
-    """A ``gels`` body: exposed for its key light (a grey card under the key alone), the truth the
-    albedo under the key, the plain image the same body with every light white."""
-    plain = _analytic(shape, rgb, replace(s, fill_gel=None, rim_gel=None), size, seed)
-    return replace(_analytic(shape, rgb, s, size, seed), plain=plain)
+    """A ``gels`` body, exposed for its lit face: a grey card facing the key (:func:`_key_face_light`)
+    maps to its own grey, so the truth is the albedo under the light that face receives — the key
+    and what of the gelled lights reaches it. The plain image is the same body with every light
+    white, exposed the same way: its truth the albedo."""
+
+    def made(shading: Shading) -> KnownColorImage:
+        radiance, mask, _ = shade(shape, rgb, shading, size=size, seed=seed)
+        face = _key_face_light(shape, shading, size, seed)
+        exposure = 1.0 / max(float(face @ _LUMA), 1e-6)
+        srgb = np.asarray(linear_to_srgb(np.clip(radiance * exposure, 0.0, None)), dtype=np.float64)
+        truth = _rgb3(linear_to_srgb8(np.clip(srgb8_to_linear(rgb) * face * exposure, 0.0, 1.0)))
+        return KnownColorImage(_noisy8(srgb, shading.noise, np.random.default_rng(seed + 1)), mask, truth)
+
+    return replace(made(s), plain=made(replace(s, fill_gel=None, rim_gel=None)))
+
+
+#: the share of a body's pixels, those facing its key light most squarely, whose light is its lit face's
+_KEY_FACE_SHARE = 0.05
+
+
+def _key_face_light(shape: str, s: Shading, size: int, seed: int) -> NDArray[np.float64]:
+    """The light (linear RGB, relative to the key's at normal incidence) on the face of a body that
+    looks at its key light: a white diffuse body of the same shape and set-up, without highlights,
+    averaged over the :data:`_KEY_FACE_SHARE` of its pixels whose normals point most nearly at the
+    key — where a rim or fill light that reaches the lit face adds its colour, and one that does not
+    adds none."""
+    white, mask, _ = shade(shape, (255, 255, 255), replace(s, highlight=None), size=size, seed=seed)
+    n = 2 * size
+    z, _ = _height_field(shape, n, np.random.default_rng(seed))  # the body shade drew
+    ldir = np.asarray(s.light_dir, dtype=np.float64) / np.linalg.norm(s.light_dir)
+    facing = (_normals(z, n) @ ldir).reshape(size, 2, size, 2).mean(axis=(1, 3))
+    squarely = mask & (facing >= np.quantile(facing[mask], 1.0 - _KEY_FACE_SHARE))
+    return np.asarray(white[squarely].mean(axis=0), dtype=np.float64)
 
 
 #: the analytic set-ups with an environment that the ``bounce`` family colours (its ground)

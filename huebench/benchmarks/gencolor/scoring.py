@@ -536,7 +536,16 @@ class ColorScorer:
             float(hue_threshold),
             int(min_pixels),
         )
-        self.lightness_window = lightness_window
+        if lightness_window is not None and not (
+            len(lightness_window) == 2 and 0.0 <= float(lightness_window[0]) < float(lightness_window[1]) <= 1.0
+        ):
+            raise HuebenchError(
+                f"lightness_window must be two quantiles of L* (low, high) with 0 <= low < high <= 1, or None; "
+                f"got {lightness_window!r}"
+            )
+        self.lightness_window = (
+            None if lightness_window is None else (float(lightness_window[0]), float(lightness_window[1]))
+        )
         if dark_neutral is not None and not (math.isfinite(dark_neutral) and 0 < dark_neutral <= 100):
             raise HuebenchError(f"dark_neutral must be an L* in (0, 100] or None, got {dark_neutral!r}")
         self.dark_neutral = None if dark_neutral is None else float(dark_neutral)
@@ -1106,17 +1115,27 @@ def scorer_option_names(own_flags: Mapping[str, str] = SCORE_FLAGS) -> list[str]
 def parse_scorer_options(
     text: str | None, own_flags: Mapping[str, str] = SCORE_FLAGS, flag: str = "--scorer-options"
 ) -> dict[str, Any]:
-    """The scorer settings a ``--scorer-options`` JSON object gives (``{}`` for None or empty),
-    JSON lists as tuples (a window, a band); a one-line :class:`HuebenchError` naming the flag for
-    text that is not a JSON object, a key that is not a setting or one the command sets by a flag
-    of its own (``own_flags``: setting → flag). The values are checked where the scorer is made,
-    each by its setting's own one-line error. :func:`canonical_scorer_options` is what a run
-    records of it."""
+    """The scorer settings a ``--scorer-options`` JSON object gives (``{}`` for None or empty), each
+    value of its setting's type — a number as a float or an int, a list as a tuple (a window, a
+    band); a one-line :class:`HuebenchError` naming the flag for text that is not a JSON object, a
+    key given twice, that is not a setting or that the command sets by a flag of its own
+    (``own_flags``: setting → flag), and for a value not of its setting's type (a finite number, true
+    or false, a string, a list of two numbers; null where the setting allows None). What a value
+    must be beyond its type, its setting's own one-line error says where the scorer is made.
+    :func:`canonical_scorer_options` is what a run records of it."""
     if text is None or not str(text).strip():
         return {}
     example = '\'{"glossy_flat_line": false, "dark_neutral": null}\''
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in pairs]
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        if twice:
+            raise HuebenchError(f"{flag}: {', '.join(map(repr, twice))} given twice; give each setting once")
+        return dict(pairs)
+
     try:
-        found = json.loads(text)
+        found = json.loads(text, object_pairs_hook=unique)
     except json.JSONDecodeError as exc:
         raise HuebenchError(
             f"{flag} {text!r}: not JSON ({exc.msg} at character {exc.pos}); give an object, e.g. {example}"
@@ -1124,7 +1143,9 @@ def parse_scorer_options(
     if not isinstance(found, dict):
         raise HuebenchError(f"{flag} {text!r}: give a JSON object of scorer settings, e.g. {example}")
     known = scorer_option_names(own_flags)
-    for key in found:
+    params = inspect.signature(ColorScorer.__init__).parameters
+    out = {}
+    for key, value in found.items():
         if key in own_flags:
             raise HuebenchError(f"{flag}: {key!r} has its own flag: use {own_flags[key]}")
         if key not in known:
@@ -1132,14 +1153,36 @@ def parse_scorer_options(
                 f"{flag}: {key!r} is not a scorer setting.{suggestion_text(str(key), known)} "
                 f"Settings: {', '.join(known)} (docs/gencolor.md, Scorer)"
             )
-    for key, value in found.items():
-        items = value if isinstance(value, list) else [value]
-        if isinstance(value, dict) or any(isinstance(v, (dict, list)) for v in items):
-            raise HuebenchError(
-                f"{flag}: {key!r} is {json.dumps(value)}; a setting is a number, true, false, null, a "
-                "string or a list of numbers"
-            )
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in found.items()}
+        out[key] = _option_value(key, value, str(params[key].annotation), flag)
+    return out
+
+
+def _option_value(key: str, value: Any, annotation: str, flag: str) -> Any:
+    """``value`` as the setting ``key`` (annotated ``annotation``) takes it, or a one-line error."""
+
+    def number(v: Any, integral: bool) -> bool:
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        return ok and (not integral or float(v).is_integer())
+
+    integral = annotation.startswith(("int", "tuple[int"))
+    taken: Any
+    if annotation.startswith("bool"):
+        want, taken = "true or false", value if isinstance(value, bool) else None
+    elif annotation.startswith("tuple"):
+        pair = isinstance(value, list) and len(value) == 2 and all(number(v, integral) for v in value)
+        want = f"a list of two {'whole ' if integral else ''}numbers"
+        taken = tuple(int(v) if integral else float(v) for v in value) if pair else None
+    elif annotation.startswith("str"):
+        want, taken = "a string", value if isinstance(value, str) else None
+    elif annotation.startswith(("int", "float")):
+        want = "a whole number" if integral else "a finite number"
+        taken = (int(value) if integral else float(value)) if number(value, integral) else None
+    else:  # pragma: no cover - every setting has one of the types above
+        raise HuebenchError(f"{flag}: {key!r} cannot be set here")
+    if taken is not None or (value is None and "None" in annotation):
+        return taken
+    null = " or null" if "None" in annotation else ""
+    raise HuebenchError(f"{flag}: {key!r} must be {want}{null}, got {json.dumps(value)}")
 
 
 def canonical_scorer_options(text: str | None, own_flags: Mapping[str, str] = SCORE_FLAGS) -> str | None:
