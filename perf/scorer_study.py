@@ -179,8 +179,7 @@ class StudyScorer(ColorScorer):
                 )
             # the default's line leaves achromatic surfaces and flat patches alone: the same tests
             # (dichromatic_steps' min_saturation, its fit's shading test and its estimate's range test)
-            flat_line = glossy is True and self.glossy_flat_line
-            if albedo_saturation(px, flat_line=flat_line) is None:
+            if albedo_saturation(px, flat_line=self.reads_flat_line(glossy)) is None:
                 return px
             matte = glossy is False
             lin = srgb8_to_linear(np.asarray(self.truth, dtype=np.uint8))

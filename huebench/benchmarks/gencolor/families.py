@@ -447,15 +447,14 @@ def shade(
     sky, ground = 0.55, 0.25
     tint = None if ground_tint is None else np.asarray(ground_tint, dtype=np.float64)
     albedo = srgb8_to_linear(albedo_rgb)
-    if tint is None and s.fill_gel is None and s.rim_gel is None:
+    if tint is None:
         env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
         # relative to the key light's irradiance at normal incidence
         irradiance = (direct + s.ambient + env_diffuse) * shadow
-        radiance = irradiance[..., None] * albedo * light
-    elif tint is None:  # the gelled lights per channel; the exposure is the key's (a grey card under it alone)
-        env_diffuse = (sky * (1 + nrm[..., 1]) + ground * (1 - nrm[..., 1])) / 2 if s.environment else 0.0
-        irradiance = (direct + s.ambient + env_diffuse) * shadow
-        radiance = (irradiance[..., None] + gelled * np.asarray(shadow)[..., None]) * albedo * light
+        lit = irradiance[..., None]
+        if s.fill_gel is not None or s.rim_gel is not None:  # per channel, outside the irradiance the exposure reads
+            lit = lit + gelled * np.asarray(shadow)[..., None]
+        radiance = lit * albedo * light
     else:  # the same per channel, the ground's light in its colour
         up = nrm[..., 1][..., None]
         env_rgb = (sky * (1 + up) + ground * tint * (1 - up)) / 2 if s.environment else 0.0

@@ -1070,6 +1070,12 @@ class ColorScorer:
         """The pixels judged: the image's pixels inside the (eroded) mask ``inner``, N×3."""
         return masked(image, inner)
 
+    def reads_flat_line(self, glossy: bool | None) -> bool:
+        """Does the diffuse line read a flat surface too (``glossy_flat_line``, version 28)? Only
+        one the gloss test calls glossy: a matte one, or pixels scored without their image, keep
+        the flatness guard."""
+        return glossy is True and self.glossy_flat_line
+
     def specular_steps(
         self, px8: NDArray[np.uint8], veil: Any, glossy: bool | None = None, *, cap_by_band: bool = True
     ) -> NDArray[np.uint8]:
@@ -1096,7 +1102,7 @@ class ColorScorer:
             line_band=None if matte or not cap_by_band else self.line_band,
             quantile=self.matte_quantile if matte and self.matte_quantile is not None else DIFFUSE_QUANTILE,
             keep_clipped=matte and self.matte_keeps_clipped,
-            flat_line=glossy is True and self.glossy_flat_line,
+            flat_line=self.reads_flat_line(glossy),
         )
 
 
